@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What this kernel can do, probed by trying, never by version. */
+#ifndef KDIST_FEATURE_H
+#define KDIST_FEATURE_H
+
+#include <stdbool.h>
+
+enum feature {
+	FEAT_TRACEFS,
+	FEAT_BTF,
+	FEAT_TRACEPOINT,
+	FEAT_RAW_TP,
+	FEAT_TP_BTF,
+	FEAT_KPROBE,
+	FEAT_KPROBE_MULTI,
+	FEAT_FENTRY,
+	FEAT_UPROBE,
+	FEAT_PERF_SAMPLING,
+	FEAT_STACK_MAP,
+	FEAT_TASK_STORAGE_TP,
+	FEAT_TASK_STORAGE_KPROBE,
+	FEAT_RINGBUF,
+	NR_FEATURES,
+};
+
+/* Probed once, cached.  *why gets a short reason when false. */
+bool feature_has(enum feature f, const char **why);
+const char *feature_name(enum feature f);
+
+#endif

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Views of a measurement: text, JSON, CSV.  Stack views (folded, SVG) are
+ * in stackview.c.  Every view prints the loss counters. */
+#include "measure.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#define JSON_SCHEMA "kdist.measurement/1"
+
+static const struct {
+	const char *name;
+	double div;
+} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+
+int unit_parse(const char *s, double *div)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(s, units[i].name)) {
+			*div = units[i].div;
+			return 0;
+		}
+	}
+	kd_err("bad unit '%s': expected ns, us, ms or s", s);
+	return -EINVAL;
+}
+
+/* The largest unit in which ns is at least 1. */
+const char *unit_auto(double ns)
+{
+	size_t i = ARRAY_SIZE(units) - 1;
+
+	while (i > 0 && ns < units[i].div)
+		i--;
+	return units[i].name;
+}
+
+int output_parse_format(const char *s, enum out_format *f)
+{
+	static const char *const names[] = {
+		[OUT_TEXT] = "text", [OUT_JSON] = "json", [OUT_CSV] = "csv",
+		[OUT_FOLDED] = "folded", [OUT_SVG] = "svg",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcmp(s, names[i])) {
+			*f = i;
+			return 0;
+		}
+	}
+	kd_err("bad output format '%s': expected text, json, csv, folded or svg", s);
+	return -EINVAL;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->h.sum < y->h.sum ? 1 : x->h.sum > y->h.sum ? -1 : 0;
+}
+static int by_count(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->h.count < y->h.count ? 1 : x->h.count > y->h.count ? -1 : by_total(a, b);
+}
+static int by_self(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->self_ns < y->self_ns ? 1 : x->self_ns > y->self_ns ? -1 : by_total(a, b);
+}
+static int by_key(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	for (int i = 0; i < M_MAX_BY; i++) {
+		int c = strcmp(x->label[i] ? x->label[i] : "", y->label[i] ? y->label[i] : "");
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static const struct m_group **sorted_groups(const struct measurement *m, const char *sort)
+{
+	const struct m_group **v = malloc((m->ngroups + 1) * sizeof(*v));
+	int (*cmp)(const void *, const void *);
+
+	if (!v)
+		return NULL;
+	for (int i = 0; i < m->ngroups; i++)
+		v[i] = &m->groups[i];
+	cmp = by_total;
+	if (sort && !strcmp(sort, "count"))
+		cmp = by_count;
+	else if (sort && !strcmp(sort, "self"))
+		cmp = by_self;
+	else if (sort && !strcmp(sort, "key"))
+		cmp = by_key;
+	qsort(v, m->ngroups, sizeof(*v), cmp);
+	return v;
+}
+
+static double group_p50_max(const struct measurement *m)
+{
+	double best = 0;
+
+	for (int i = 0; i < m->ngroups; i++) {
+		double p = hist_quantile(&m->groups[i].h, 0.5);
+
+		if (p > best)
+			best = p;
+	}
+	return best;
+}
+
+/* Display unit and divisor for time values. */
+static const char *pick_unit(const struct measurement *m, const struct view_opts *v, double *div)
+{
+	const char *u;
+
+	if (m->kind == M_VALUE) {
+		*div = 1;
+		return m->value_unit ? m->value_unit : "";
+	}
+	u = v->unit ? v->unit : unit_auto(group_p50_max(m));
+	unit_parse(u, div);
+	return u;
+}
+
+static void fmt_time(char *buf, size_t len, double ns)
+{
+	const char *u = unit_auto(ns);
+	double div = 1;
+
+	unit_parse(u, &div);
+	snprintf(buf, len, "%.4g%s", ns / div, u);
+}
+
+static void fmt_val(char *buf, size_t len, const struct measurement *m, double v)
+{
+	if (m->kind == M_VALUE)
+		snprintf(buf, len, "%.6g", v);
+	else
+		fmt_time(buf, len, v);
+}
+
+static void write_drops_text(FILE *f, const struct measurement *m)
+{
+	fprintf(f, "lost: %llu", (unsigned long long)measurement_lost(m));
+	for (int i = 0; i < m->ndrops; i++)
+		fprintf(f, "%s%s %llu", i ? ", " : " (", m->drops[i].name,
+			(unsigned long long)m->drops[i].value);
+	fprintf(f, "%s\n", m->ndrops ? ")" : "");
+}
+
+static const char *hist_unit_label(const char *unit)
+{
+	static const char *const t[][2] = {
+		{ "ns", "nsecs" }, { "us", "usecs" }, { "ms", "msecs" }, { "s", "secs" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(unit, t[i][0]))
+			return t[i][1];
+	return unit[0] ? unit : "value";
+}
+
+/* The log2 view users know from bcc: one row per power of two. */
+static void write_hist_text(FILE *f, const struct hist *h, const char *unit, double div)
+{
+	hist_u64 b[65], peak = 0;
+	int used = hist_fold_log2(h, div, b), first = 0, w;
+	char top[32];
+
+	for (int j = 0; j < used; j++)
+		if (b[j] > peak)
+			peak = b[j];
+	while (first < used && !b[first])
+		first++;
+	w = snprintf(top, sizeof(top), "%llu", used ? (2ULL << (used - 1)) - 1 : 1ULL);
+	if (w < 10)
+		w = 10;
+	fprintf(f, "%*s%-*s : count     distribution\n", w - 4, "", w + 8,
+		hist_unit_label(unit));
+	for (int j = first; j < used; j++) {
+		unsigned long long lo = j ? 1ULL << j : 0, hi = (2ULL << j) - 1;
+		int stars = peak ? (int)((b[j] * 40 + peak - 1) / peak) : 0;
+
+		fprintf(f, "%*llu -> %-*llu : %-9llu |%-40.*s|\n", w, lo, w, hi,
+			(unsigned long long)b[j], stars,
+			"****************************************");
+	}
+}
+
+static void write_stats_text(FILE *f, const struct measurement *m, const struct hist *h)
+{
+	char s[8][32];
+	const double q[] = { 0.5, 0.9, 0.99, 0.999 };
+
+	fmt_val(s[0], 32, m, hist_mean(h));
+	fmt_val(s[1], 32, m, hist_stddev(h));
+	fmt_val(s[2], 32, m, h->min);
+	for (int i = 0; i < 4; i++)
+		fmt_val(s[3 + i], 32, m, hist_quantile(h, q[i]));
+	fmt_val(s[7], 32, m, h->max);
+	fprintf(f, "count %llu  mean %s  stddev %s  min %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n",
+		(unsigned long long)h->count, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+}
+
+static void write_group_label(FILE *f, const struct measurement *m, const struct m_group *g,
+			      const char *sep)
+{
+	for (int i = 0; i < m->nby; i++)
+		fprintf(f, "%s%s = %s", i ? sep : "", m->by[i], g->label[i] ? g->label[i] : "?");
+}
+
+static void write_func_table(FILE *f, const struct measurement *m, const struct m_group **v,
+			     int n, const struct view_opts *vo)
+{
+	char t[6][32];
+
+	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s\n", "FUNCTION", "CALLS", "TOTAL",
+		"SELF", "AVG", "MIN", "P50", "P99");
+	for (int i = 0; i < n; i++) {
+		const struct hist *h = &v[i]->h;
+
+		fmt_time(t[0], 32, h->sum);
+		fmt_time(t[1], 32, v[i]->self_ns);
+		fmt_time(t[2], 32, hist_mean(h));
+		fmt_time(t[3], 32, h->min);
+		fmt_time(t[4], 32, hist_quantile(h, 0.5));
+		fmt_time(t[5], 32, hist_quantile(h, 0.99));
+		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", v[i]->label[0],
+			(unsigned long long)h->count, t[0], t[1], t[2], t[3], t[4], t[5]);
+		for (int j = 1; j < m->nby; j++)
+			fprintf(f, " %s=%s", m->by[j], v[i]->label[j]);
+		fputc('\n', f);
+	}
+	if (vo->hist) {
+		for (int i = 0; i < n; i++) {
+			double div;
+			const char *u = pick_unit(m, vo, &div);
+
+			fprintf(f, "\n%s\n", v[i]->label[0]);
+			write_hist_text(f, &v[i]->h, u, div);
+		}
+	}
+}
+
+static void write_text(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		       const struct m_group **v, int n)
+{
+	double div;
+	const char *unit = pick_unit(m, vo, &div);
+
+	if (m->interval)
+		fprintf(f, "\n[interval %d, %.2f s] %s\n", m->interval, m->duration_s, m->title);
+	else
+		fprintf(f, "\n%s, %.2f s\n", m->title, m->duration_s);
+	if (!m->ngroups)
+		fprintf(f, "no events\n");
+	if (m->kind == M_FUNC) {
+		write_func_table(f, m, v, n, vo);
+	} else {
+		for (int i = 0; i < n; i++) {
+			if (m->nby) {
+				fputc('\n', f);
+				write_group_label(f, m, v[i], ", ");
+				fputc('\n', f);
+			}
+			write_hist_text(f, &v[i]->h, unit, div);
+			write_stats_text(f, m, &v[i]->h);
+		}
+	}
+	if (n < m->ngroups)
+		fprintf(f, "(%d more groups not shown)\n", m->ngroups - n);
+	write_drops_text(f, m);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double x)
+{
+	if (isfinite(x) && x == floor(x) && fabs(x) < 9e15)
+		fprintf(f, "%.0f", x);
+	else if (isfinite(x))
+		fprintf(f, "%.6g", x);
+	else
+		fputs("null", f);
+}
+
+static void write_json(FILE *f, const struct measurement *m, const struct m_group **v, int n)
+{
+	struct utsname u;
+	static const char *const kinds[] = { "latency", "value", "func" };
+	static const struct { const char *name; double q; } qs[] = {
+		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 },
+	};
+
+	uname(&u);
+	fprintf(f, "{\"schema\":\"%s\",\"command\":", JSON_SCHEMA);
+	json_str(f, m->command);
+	fprintf(f, ",\"kind\":\"%s\",\"unit\":", kinds[m->kind]);
+	json_str(f, m->kind == M_VALUE ? m->value_unit : "ns");
+	fputs(",\"title\":", f);
+	json_str(f, m->title);
+	fputs(",\"kernel\":", f);
+	json_str(f, u.release);
+	fprintf(f, ",\"start_unix\":%.3f,\"duration_s\":%.6f,\"interval\":%d,\"events\":[",
+		m->start_unix, m->duration_s, m->interval);
+	for (int i = 0; i < m->nevents; i++) {
+		fprintf(f, "%s{\"role\":", i ? "," : "");
+		json_str(f, m->events[i].role);
+		fputs(",\"spec\":", f);
+		json_str(f, m->events[i].spec);
+		fputs(",\"attach\":", f);
+		json_str(f, m->events[i].attach);
+		fputc('}', f);
+	}
+	fputs("],\"key\":", f);
+	json_str(f, m->key);
+	fputs(",\"by\":[", f);
+	for (int i = 0; i < m->nby; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, m->by[i]);
+	}
+	fputs("],\"groups\":[", f);
+	for (int i = 0; i < n; i++) {
+		const struct hist *h = &v[i]->h;
+		bool first = true;
+
+		fprintf(f, "%s{\"by\":{", i ? "," : "");
+		for (int j = 0; j < m->nby; j++) {
+			fputs(j ? "," : "", f);
+			json_str(f, m->by[j]);
+			fputc(':', f);
+			json_str(f, v[i]->label[j]);
+		}
+		fprintf(f, "},\"count\":%llu,\"sum\":%llu", (unsigned long long)h->count,
+			(unsigned long long)h->sum);
+		if (m->kind == M_FUNC)
+			fprintf(f, ",\"self\":%llu", (unsigned long long)v[i]->self_ns);
+		fputs(",\"mean\":", f);
+		json_num(f, hist_mean(h));
+		fputs(",\"stddev\":", f);
+		json_num(f, hist_stddev(h));
+		fprintf(f, ",\"min\":%llu,\"max\":%llu", (unsigned long long)h->min,
+			(unsigned long long)h->max);
+		for (size_t j = 0; j < ARRAY_SIZE(qs); j++) {
+			fprintf(f, ",\"%s\":", qs[j].name);
+			json_num(f, hist_quantile(h, qs[j].q));
+		}
+		fputs(",\"buckets\":[", f);
+		for (int b = 0; b < HIST_BUCKETS; b++) {
+			if (!h->slots[b])
+				continue;
+			fprintf(f, "%s[%llu,%llu,%llu]", first ? "" : ",",
+				(unsigned long long)hist_bucket_low(b),
+				(unsigned long long)hist_bucket_high(b),
+				(unsigned long long)h->slots[b]);
+			first = false;
+		}
+		fputs("]}", f);
+	}
+	fprintf(f, "],\"groups_total\":%d,\"lost\":%llu,\"drops\":{", m->ngroups,
+		(unsigned long long)measurement_lost(m));
+	for (int i = 0; i < m->ndrops; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", m->drops[i].name,
+			(unsigned long long)m->drops[i].value);
+	fputs("}}\n", f);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (s && strpbrk(s, ",\"\n")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s ? s : "", f);
+	}
+}
+
+static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo,
+		      const struct m_group **v, int n)
+{
+	if (m->kind == M_FUNC) {
+		/* the columns function-trace post-processing gives */
+		if (!vo->header_done)
+			fputs("function,calls,total_us,self_us,avg_us\n", f);
+		vo->header_done = true;
+		for (int i = 0; i < n; i++) {
+			const struct hist *h = &v[i]->h;
+
+			csv_field(f, v[i]->label[0]);
+			fprintf(f, ",%llu,%.3f,%.3f,%.3f\n", (unsigned long long)h->count,
+				h->sum / 1e3, v[i]->self_ns / 1e3, hist_mean(h) / 1e3);
+		}
+		return;
+	}
+	if (!vo->header_done) {
+		fputs("interval", f);
+		for (int i = 0; i < m->nby; i++) {
+			fputc(',', f);
+			csv_field(f, m->by[i]);
+		}
+		fprintf(f, ",unit,count,sum,mean,stddev,min,p50,p90,p99,p999,max,lost\n");
+		vo->header_done = true;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct hist *h = &v[i]->h;
+
+		fprintf(f, "%d", m->interval);
+		for (int j = 0; j < m->nby; j++) {
+			fputc(',', f);
+			csv_field(f, v[i]->label[j]);
+		}
+		fprintf(f, ",%s,%llu,%llu,%.1f,%.1f,%llu,%.1f,%.1f,%.1f,%.1f,%llu,%llu\n",
+			m->kind == M_VALUE ? m->value_unit : "ns", (unsigned long long)h->count,
+			(unsigned long long)h->sum, hist_mean(h), hist_stddev(h),
+			(unsigned long long)h->min, hist_quantile(h, 0.5), hist_quantile(h, 0.9),
+			hist_quantile(h, 0.99), hist_quantile(h, 0.999), (unsigned long long)h->max,
+			(unsigned long long)measurement_lost(m));
+	}
+}
+
+int stackview_write(FILE *f, const struct measurement *m, const struct view_opts *v);
+
+int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
+{
+	const struct m_group **g;
+	int n, err = 0;
+
+	if (v->format == OUT_FOLDED || v->format == OUT_SVG)
+		return stackview_write(f, m, v);
+	g = sorted_groups(m, v->sort);
+	if (!g)
+		return -ENOMEM;
+	n = v->top && v->top < m->ngroups ? v->top : m->ngroups;
+	switch (v->format) {
+	case OUT_TEXT:
+		write_text(f, m, v, g, n);
+		break;
+	case OUT_JSON:
+		write_json(f, m, g, n);
+		break;
+	case OUT_CSV:
+		write_csv(f, m, v, g, n);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	free(g);
+	fflush(f);
+	return ferror(f) ? -EIO : err;
+}

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdist pair START END: the time from START to the matching END.
+ * Also the engine of every recipe (recipes.c): a recipe is a pair_spec.
+ */
+#include "pair.h"
+#include "feature.h"
+#include "pair.skel.h"
+#include "pair_cmd.h"
+#include "kdist.h"
+#include "spec.h"
+#include "syms.h"
+#include "tracefs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+struct by_name {
+	char name[64];		/* as given, e.g. "function:ksym" */
+	bool ksym;
+};
+
+struct pair {
+	struct pair_bpf *skel;
+	struct event_spec ev[2];
+	struct tp_format fmt[2];
+	enum src_kind src[2];
+	struct bpf_link *link[2];
+	struct pair_cfg cfg;
+	int nby;
+	struct by_name by[PAIR_MAX_BY];
+	struct ksyms *ksyms;
+	struct measurement header;
+	int ncpu;
+	void *buf;		/* one per-CPU value */
+};
+
+static const char *const roles[2] = { "START", "END" };
+static const char *const drop_names[NR_DROPS] = {
+	[DROP_END_NO_START] = "end_without_start",
+	[DROP_START_REPLACED] = "start_replaced",
+	[DROP_MATCH_FULL] = "match_table_full",
+	[DROP_GROUP_FULL] = "group_table_full",
+	[DROP_STACK] = "stack_failed",
+	[DROP_STORAGE] = "storage_failed",
+};
+
+static const struct {
+	const char *name;
+	enum val_kind kind;
+} builtins[] = {
+	{ "pid", VAL_PID }, { "tid", VAL_TID }, { "cpu", VAL_CPU }, { "cgroup", VAL_CGROUP },
+	{ "comm", VAL_COMM }, { "kstack", VAL_KSTACK }, { "ustack", VAL_USTACK },
+};
+
+/* A name on one side: the event's own fields first, then arguments, then
+ * the built-ins describing the current task. */
+static int resolve_val(struct pair *p, int side, const char *name, struct val_src *v)
+{
+	const struct event_spec *e = &p->ev[side];
+	unsigned int n;
+	char extra;
+
+	memset(v, 0, sizeof(*v));
+	if (e->kind == EV_TRACEPOINT) {
+		const struct tp_field *f = tp_format_field(&p->fmt[side], name);
+
+		if (f) {
+			if (f->is_data_loc) {
+				kd_err("bad field '%s' of %s: variable-length fields cannot be keys",
+				       name, e->text);
+				return -EINVAL;
+			}
+			if (f->is_array) {
+				if (f->size > PAIR_STR_LEN && strcmp(f->type, "char")) {
+					kd_err("bad field '%s' of %s: arrays other than char[] cannot be keys",
+					       name, e->text);
+					return -EINVAL;
+				}
+				v->kind = VAL_STR_FIELD;
+			} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+				v->kind = VAL_FIELD;
+			} else {
+				kd_err("bad field '%s' of %s: %u-byte fields cannot be keys", name,
+				       e->text, f->size);
+				return -EINVAL;
+			}
+			v->off = f->offset;
+			v->size = f->size;
+			v->is_signed = f->is_signed;
+			return 0;
+		}
+	}
+	if (sscanf(name, "arg%u%c", &n, &extra) == 1 && n < 6) {
+		v->kind = VAL_ARG;
+		v->idx = n;
+		v->size = 8;
+		return 0;
+	}
+	if (!strcmp(name, "retval")) {
+		if (!ev_is_return(e->kind)) {
+			kd_err("bad field 'retval': %s is not a return event (kr: or ur:)", e->text);
+			return -EINVAL;
+		}
+		v->kind = VAL_RETVAL;
+		v->size = 8;
+		v->is_signed = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++) {
+		if (!strcmp(builtins[i].name, name)) {
+			v->kind = builtins[i].kind;
+			return 0;
+		}
+	}
+	kd_err("unknown field '%s' of %s %s (see kdist list %s:%s)", name, roles[side], e->text,
+	       e->category[0] ? e->category : "CATEGORY", e->category[0] ? e->name : "NAME");
+	return -ENOENT;
+}
+
+static bool side_reads(const struct pair *p, int side, enum val_kind a, enum val_kind b)
+{
+	const struct pair_side *s = &p->cfg.side[side];
+
+	for (unsigned int i = 0; i < s->nkey; i++)
+		if (s->key[i].kind == a || s->key[i].kind == b)
+			return true;
+	for (unsigned int i = 0; side == 0 && i < p->cfg.nby; i++)
+		if (p->cfg.by[i].kind == a || p->cfg.by[i].kind == b)
+			return true;
+	return false;
+}
+
+/* A raw tracepoint skips building the trace record, the largest part of a
+ * tracepoint program's cost.  It exists for tracepoints with a btf_trace_
+ * type; events that are not tracepoints (syscalls:*, dynamic events) have
+ * none and keep the classic attach. */
+static bool has_raw_tp(const char *name)
+{
+	static struct btf *vmlinux;
+	char tname[160];
+
+	if (!vmlinux)
+		vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return false;
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	return btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) >= 0;
+}
+
+static int choose_source(struct pair *p, int side)
+{
+	const struct event_spec *e = &p->ev[side];
+	bool fields = side_reads(p, side, VAL_FIELD, VAL_STR_FIELD);
+	bool args = side_reads(p, side, VAL_ARG, VAL_ARG);
+
+	if (e->kind != EV_TRACEPOINT) {
+		p->src[side] = SRC_REGS;
+		return 0;
+	}
+	if (fields && args) {
+		kd_err("bad key: %s mixes tracepoint fields and raw arguments", e->text);
+		return -EINVAL;
+	}
+	if (!fields && has_raw_tp(e->name)) {
+		p->src[side] = SRC_RAW;
+		return 0;
+	}
+	if (args) {
+		kd_err("bad field: %s has no raw tracepoint arguments", e->text);
+		return -EINVAL;
+	}
+	p->src[side] = SRC_TP;
+	return 0;
+}
+
+static int check_event(struct pair *p, int side)
+{
+	struct event_spec *e = &p->ev[side];
+	int err;
+
+	if (e->kind != EV_TRACEPOINT)
+		return 0;
+	err = tp_format_load(e->category, e->name, &p->fmt[side]);
+	if (err == -ENOENT) {
+		kd_err("unknown event '%s': no such tracepoint in tracefs (see kdist list)", e->text);
+		return err;
+	}
+	if (err) {
+		kd_err("failed to read the format of %s: %s", e->text, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int configure(struct pair *p, const struct pair_spec *ps, struct options *o)
+{
+	struct pair_cfg *c = &p->cfg;
+	char names[PAIR_MAX_BY][64];
+	struct key_spec k;
+	int n, err;
+
+	if (ps->key) {
+		err = key_spec_parse(ps->key, &k);
+		if (err)
+			return err;
+		for (int i = 0; i < k.n; i++) {
+			err = resolve_val(p, 0, k.start[i], &c->side[0].key[i]);
+			if (!err)
+				err = resolve_val(p, 1, k.end[i], &c->side[1].key[i]);
+			if (err)
+				return err;
+			if (c->side[0].key[i].kind == VAL_STR_FIELD ||
+			    c->side[0].key[i].kind == VAL_COMM ||
+			    c->side[1].key[i].kind == VAL_STR_FIELD ||
+			    c->side[1].key[i].kind == VAL_COMM) {
+				kd_err("bad --key: strings cannot match events; use a number field");
+				return -EINVAL;
+			}
+		}
+		c->side[0].nkey = c->side[1].nkey = k.n;
+	} else {
+		c->thread_key = 1;
+	}
+	n = ps->by ? name_list_parse(ps->by, names, PAIR_MAX_BY, "--by") : 0;
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		char *suffix = strchr(names[i], ':');
+		struct val_src *v = &c->by[i];
+
+		snprintf(p->by[i].name, sizeof(p->by[i].name), "%s", names[i]);
+		if (suffix) {
+			if (strcmp(suffix, ":ksym")) {
+				kd_err("bad --by '%s': the only suffix is :ksym", names[i]);
+				return -EINVAL;
+			}
+			*suffix = '\0';
+			p->by[i].ksym = true;
+		}
+		err = resolve_val(p, 0, names[i], v);
+		if (err)
+			return err;
+		for (int j = 0; j < i; j++) {
+			bool si = v->kind == VAL_COMM || v->kind == VAL_STR_FIELD;
+			bool sj = c->by[j].kind == VAL_COMM || c->by[j].kind == VAL_STR_FIELD;
+
+			if (si && sj) {
+				kd_err("bad --by: at most one text key (comm or a char[] field)");
+				return -EINVAL;
+			}
+		}
+	}
+	c->nby = p->nby = n;
+	for (int side = 0; side < 2; side++) {
+		err = choose_source(p, side);
+		if (err)
+			return err;
+	}
+	c->filter_tgid = o->pid;
+	c->filter_tid = o->tid;
+	c->filter_cgroup = o->cgroup_id;
+	if (o->comm[0]) {
+		c->filter_comm_on = 1;
+		memcpy(c->filter_comm, o->comm, sizeof(c->filter_comm));
+	}
+	return 0;
+}
+
+static const char *src_attach_name(const struct pair *p, int side)
+{
+	switch (p->src[side]) {
+	case SRC_TP: return "tracepoint";
+	case SRC_RAW: return "raw_tracepoint";
+	default: return ev_kind_name(p->ev[side].kind);
+	}
+}
+
+static struct bpf_program *side_prog(struct pair *p, int side)
+{
+	struct bpf_program *progs[3][2] = {
+		[SRC_TP] = { p->skel->progs.tp_start, p->skel->progs.tp_end },
+		[SRC_RAW] = { p->skel->progs.raw_start, p->skel->progs.raw_end },
+		[SRC_REGS] = { p->skel->progs.regs_start, p->skel->progs.regs_end },
+	};
+	return progs[p->src[side]][side];
+}
+
+static int load(struct pair *p, struct options *o)
+{
+	struct bpf_program *prog;
+	bool need_stacks = false;
+	int err;
+
+	p->skel = pair_bpf__open();
+	if (!p->skel) {
+		err = -errno;
+		kd_err("failed to open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	/* task storage is the cheapest per-thread slot, where the program
+	 * type may use it (kprobe-type programs only since Linux 6.2) */
+	if (p->cfg.thread_key) {
+		enum bpf_prog_type t0 = bpf_program__type(side_prog(p, 0));
+		enum bpf_prog_type t1 = bpf_program__type(side_prog(p, 1));
+
+		p->cfg.task_storage =
+			libbpf_probe_bpf_helper(t0, BPF_FUNC_task_storage_get, NULL) > 0 &&
+			libbpf_probe_bpf_helper(t1, BPF_FUNC_task_storage_get, NULL) > 0;
+		kd_info("in-flight starts kept in %s", p->cfg.task_storage ? "task storage" :
+			"a tid-keyed hash");
+	}
+	for (unsigned int i = 0; i < p->cfg.nby; i++)
+		if (p->cfg.by[i].kind == VAL_KSTACK || p->cfg.by[i].kind == VAL_USTACK)
+			need_stacks = true;
+	if (need_stacks)
+		bpf_map__set_max_entries(p->skel->maps.stacks, 16384);
+	if (o->max_groups)
+		bpf_map__set_max_entries(p->skel->maps.hist_groups, o->max_groups);
+	p->skel->rodata->cfg = p->cfg;
+	bpf_object__for_each_program(prog, p->skel->obj)
+		bpf_program__set_autoload(prog, prog == side_prog(p, 0) || prog == side_prog(p, 1));
+	err = pair_bpf__load(p->skel);
+	if (err) {
+		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int attach_side(struct pair *p, int side, struct options *o)
+{
+	struct event_spec *e = &p->ev[side];
+	struct bpf_program *prog = side_prog(p, side);
+	struct bpf_link *l = NULL;
+	char path[512];
+	int err;
+
+	switch (e->kind) {
+	case EV_TRACEPOINT:
+		if (p->src[side] == SRC_RAW)
+			l = bpf_program__attach_raw_tracepoint(prog, e->name);
+		else
+			l = bpf_program__attach_tracepoint(prog, e->category, e->name);
+		break;
+	case EV_KPROBE:
+	case EV_KRETPROBE: {
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = e->kind == EV_KRETPROBE);
+
+		l = bpf_program__attach_kprobe_opts(prog, e->name, &ko);
+		break;
+	}
+	case EV_UPROBE:
+	case EV_URETPROBE: {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = e->kind == EV_URETPROBE,
+			    .func_name = e->name);
+
+		err = resolve_binary_path(e->path, path, sizeof(path));
+		if (err) {
+			kd_err("failed to find '%s' of %s: %s", e->path, e->text, strerror(-err));
+			return err;
+		}
+		l = bpf_program__attach_uprobe_opts(prog, o->pid ? o->pid : -1, path, 0, &uo);
+		break;
+	}
+	}
+	if (!l) {
+		err = -errno;
+		if ((e->kind == EV_KPROBE || e->kind == EV_KRETPROBE) &&
+		    !feature_has(FEAT_KPROBE, NULL))
+			kd_err("failed to attach %s: this kernel has no kprobes (CONFIG_KPROBES)",
+			       e->text);
+		else
+			kd_err("failed to attach %s %s: %s", roles[side], e->text, strerror(-err));
+		return err;
+	}
+	p->link[side] = l;
+	return 0;
+}
+
+static void fill_header(struct pair *p, const struct pair_spec *ps, const char *command)
+{
+	struct measurement *m = &p->header;
+
+	m->command = command;
+	m->kind = M_LATENCY;
+	snprintf(m->key, sizeof(m->key), "%s", ps->key ? ps->key : "tid");
+	snprintf(m->title, sizeof(m->title), "%s%s%s -> %s, matched by %s", ps->title ? ps->title : "",
+		 ps->title ? ": " : "", p->ev[0].text, p->ev[1].text, m->key);
+	m->nevents = 2;
+	for (int side = 0; side < 2; side++) {
+		snprintf(m->events[side].role, sizeof(m->events[side].role), "%s",
+			 side ? "end" : "start");
+		snprintf(m->events[side].spec, sizeof(m->events[side].spec), "%s", p->ev[side].text);
+		snprintf(m->events[side].attach, sizeof(m->events[side].attach), "%s",
+			 src_attach_name(p, side));
+	}
+	m->nby = p->nby;
+	for (int i = 0; i < p->nby; i++)
+		snprintf(m->by[i], sizeof(m->by[i]), "%s", p->by[i].name);
+}
+
+int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
+{
+	struct pair *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	s->priv = p;
+	p->ncpu = libbpf_num_possible_cpus();
+	p->buf = calloc(p->ncpu, sizeof(struct hist));
+	if (!p->buf || p->ncpu <= 0)
+		return -ENOMEM;
+	if (!tracefs_root())
+		return -ENODEV;
+	for (int side = 0; side < 2; side++) {
+		err = event_spec_parse(side ? ps->end : ps->start, &p->ev[side]);
+		if (!err)
+			err = check_event(p, side);
+		if (err)
+			return err;
+	}
+	err = configure(p, ps, s->opt);
+	if (err)
+		return err;
+	for (int i = 0; i < p->nby; i++) {
+		if (p->by[i].ksym || p->cfg.by[i].kind == VAL_KSTACK) {
+			p->ksyms = ksyms_load();
+			if (!p->ksyms) {
+				kd_err("failed to read /proc/kallsyms");
+				return -ENOENT;
+			}
+			break;
+		}
+	}
+	fill_header(p, ps, s->cmd->name);
+	return load(p, s->opt);
+}
+
+static int pair_prepare(struct session *s)
+{
+	struct options *o = s->opt;
+	struct pair_spec ps = { 0 };
+
+	if (o->nargs != 2) {
+		kd_err("bad arguments: expected START END, e.g. kdist pair "
+		       "raw_syscalls:sys_enter raw_syscalls:sys_exit");
+		return -EINVAL;
+	}
+	ps.start = o->args[0];
+	ps.end = o->args[1];
+	ps.key = o->key;
+	ps.by = o->by;
+	return pair_prepare_spec(s, &ps);
+}
+
+int pair_attach(struct session *s)
+{
+	struct pair *p = s->priv;
+	int err;
+
+	for (int side = 0; side < 2; side++) {
+		err = attach_side(p, side, s->opt);
+		if (err)
+			return err;
+		kd_info("%s %s attached as %s", roles[side], p->ev[side].text,
+			src_attach_name(p, side));
+	}
+	return 0;
+}
+
+static void format_stack(struct pair *p, unsigned long long id, bool user, char **out)
+{
+	__u64 ips[127];
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n = 0;
+
+	if (id == ~0ULL || bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stacks), &(__u32){ id }, ips)) {
+		*out = strdup("[lost stack]");
+		return;
+	}
+	f = open_memstream(&s, &len);
+	if (!f)
+		return;
+	while (n < 127 && ips[n])
+		n++;
+	/* root first, as folded stacks have them */
+	for (int i = n - 1; i >= 0; i--) {
+		const char *name = user ? NULL : ksyms_name_of(p->ksyms, ips[i]);
+
+		if (name)
+			fprintf(f, "%s%s", i == n - 1 ? "" : ";", name);
+		else
+			fprintf(f, "%s0x%llx", i == n - 1 ? "" : ";", (unsigned long long)ips[i]);
+	}
+	fclose(f);
+	*out = s;
+}
+
+static void format_label(struct pair *p, int i, const struct group_key *g, char **out)
+{
+	const struct val_src *v = &p->cfg.by[i];
+	unsigned long long x = g->v[i];
+	char buf[64];
+
+	switch (v->kind) {
+	case VAL_COMM:
+	case VAL_STR_FIELD:
+		*out = strndup(g->str, PAIR_STR_LEN);
+		return;
+	case VAL_KSTACK:
+	case VAL_USTACK:
+		format_stack(p, x, v->kind == VAL_USTACK, out);
+		return;
+	default:
+		break;
+	}
+	if (p->by[i].ksym) {
+		const char *name = ksyms_name_of(p->ksyms, x);
+
+		*out = strdup(name ? name : "[unknown]");
+		return;
+	}
+	if (v->is_signed)
+		snprintf(buf, sizeof(buf), "%lld", (long long)x);
+	else if (v->kind == VAL_ARG || v->kind == VAL_RETVAL || x > 0xffff000000000000ULL)
+		snprintf(buf, sizeof(buf), "0x%llx", x);
+	else
+		snprintf(buf, sizeof(buf), "%llu", x);
+	*out = strdup(buf);
+}
+
+static int read_percpu_hist(struct pair *p, int fd, const void *key, struct hist *sum)
+{
+	struct hist *h = p->buf;
+
+	if (bpf_map_lookup_elem(fd, key, h))
+		return -errno;
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < p->ncpu; c++)
+		hist_merge(sum, &h[c]);
+	return 0;
+}
+
+int pair_read(struct session *s, struct measurement *m)
+{
+	struct pair *p = s->priv;
+	struct group_key k, next, *cur = NULL;
+	__u64 *cnt = p->buf;
+	struct m_group *g;
+	__u32 zero = 0;
+	int fd, err;
+
+	measurement_copy_header(m, &p->header);
+	for (__u32 d = 0; d < NR_DROPS; d++) {
+		__u64 total = 0;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.drops), &d, cnt))
+			return -errno;
+		for (int c = 0; c < p->ncpu; c++)
+			total += cnt[c];
+		measurement_add_drop(m, drop_names[d], total);
+	}
+	if (!p->nby) {
+		struct hist h;
+
+		err = read_percpu_hist(p, bpf_map__fd(p->skel->maps.hist_one), &zero, &h);
+		if (err)
+			return err;
+		if (!h.count)
+			return 0;
+		memset(&k, 0, sizeof(k));
+		g = measurement_group(m, &k, sizeof(k));
+		if (!g)
+			return -ENOMEM;
+		g->h = h;
+		return 0;
+	}
+	fd = bpf_map__fd(p->skel->maps.hist_groups);
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		k = next;
+		cur = &k;
+		g = measurement_group(m, &k, sizeof(k));
+		if (!g)
+			return -ENOMEM;
+		if (read_percpu_hist(p, fd, &k, &g->h))
+			continue;	/* deleted meanwhile: cannot happen, groups stay */
+		for (int i = 0; i < p->nby; i++)
+			if (!g->label[i])
+				format_label(p, i, &k, &g->label[i]);
+	}
+	return 0;
+}
+
+void pair_cleanup(struct session *s)
+{
+	struct pair *p = s->priv;
+
+	for (int side = 0; side < 2; side++)
+		bpf_link__destroy(p->link[side]);
+	pair_bpf__destroy(p->skel);
+	ksyms_free(p->ksyms);
+	measurement_clear(&p->header);
+	free(p->buf);
+	free(p);
+	s->priv = NULL;
+}
+
+const struct command cmd_pair = {
+	.name = "pair",
+	.args = "START END",
+	.summary = "latency from START to END, matched by --key (default: same thread)",
+	.prepare = pair_prepare,
+	.attach = pair_attach,
+	.read = pair_read,
+	.cleanup = pair_cleanup,
+};

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Structures shared by pair.bpf.c and pair.c: the load-time configuration of
+ * the pair engine and the layout of its maps. */
+#ifndef KDIST_PAIR_H
+#define KDIST_PAIR_H
+
+#define PAIR_MAX_KEY 4	/* fields matching START to END */
+#define PAIR_MAX_BY 4	/* grouping components */
+#define PAIR_STR_LEN 16 /* one string component (comm, or a char[] field) */
+
+/* Where a value comes from.  Resolved by user space from tracefs format
+ * files and the event kind; the BPF side only follows the recipe. */
+enum val_kind {
+	VAL_NONE,
+	VAL_FIELD,	/* tracepoint record: off, size, is_signed */
+	VAL_STR_FIELD,	/* char[] tracepoint field, into the group's string */
+	VAL_ARG,	/* function/raw tracepoint argument idx */
+	VAL_RETVAL,
+	VAL_PID,
+	VAL_TID,
+	VAL_CPU,
+	VAL_CGROUP,
+	VAL_COMM,	/* current comm, into the group's string */
+	VAL_KSTACK,
+	VAL_USTACK,
+};
+
+/* How a probe program is entered; fixed per program, not configuration. */
+enum src_kind {
+	SRC_TP,		/* tracepoint: ctx is the trace record */
+	SRC_RAW,	/* raw tracepoint: ctx->args[] */
+	SRC_REGS,	/* kprobe/kretprobe/uprobe/uretprobe: pt_regs */
+};
+
+struct val_src {
+	unsigned char kind;
+	unsigned char size;
+	unsigned char is_signed;
+	unsigned char idx;
+	unsigned short off;
+};
+
+struct pair_side {
+	unsigned int nkey;
+	struct val_src key[PAIR_MAX_KEY];
+};
+
+struct pair_cfg {
+	struct pair_side side[2];	/* 0 = START, 1 = END */
+	unsigned int nby;		/* grouping, evaluated at START */
+	struct val_src by[PAIR_MAX_BY];
+	unsigned char thread_key;	/* match by thread, not by fields */
+	unsigned char task_storage;	/* thread starts in task storage */
+	unsigned char filter_comm_on;
+	unsigned int filter_tgid;
+	unsigned int filter_tid;
+	unsigned long long filter_cgroup;
+	char filter_comm[PAIR_STR_LEN];
+};
+
+struct group_key {
+	unsigned long long v[PAIR_MAX_BY];
+	char str[PAIR_STR_LEN];
+};
+
+struct match_key {
+	unsigned long long v[PAIR_MAX_KEY];
+};
+
+struct start_val {
+	unsigned long long ts;
+	struct group_key group;
+};
+
+/* Every way an event can be lost; all are counted and shown. */
+enum pair_drop {
+	DROP_END_NO_START,	/* END whose START was not seen */
+	DROP_START_REPLACED,	/* START while the previous one was pending */
+	DROP_MATCH_FULL,	/* in-flight START table full */
+	DROP_GROUP_FULL,	/* group table full */
+	DROP_STACK,		/* stack id could not be taken */
+	DROP_STORAGE,		/* task storage could not be created */
+	NR_DROPS,
+};
+
+#endif

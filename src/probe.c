@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kdist probe: what this kernel supports, and how each event kind will be
+ * attached. */
+#include "feature.h"
+#include "kdist.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+static const char *lockdown(void)
+{
+	static char buf[128];
+	char *text, *l, *r;
+
+	if (read_file("/sys/kernel/security/lockdown", &text, NULL))
+		return "unknown (no /sys/kernel/security/lockdown)";
+	/* "none [integrity] confidentiality": the bracketed one is active */
+	l = strchr(text, '[');
+	r = l ? strchr(l, ']') : NULL;
+	snprintf(buf, sizeof(buf), "%.*s", r ? (int)(r - l - 1) : 7, r ? l + 1 : "unknown");
+	free(text);
+	return buf;
+}
+
+static bool yes(enum feature f)
+{
+	return feature_has(f, NULL);
+}
+
+static int probe_run(struct options *o)
+{
+	struct utsname u;
+
+	if (o->nargs) {
+		kd_err("bad arguments: probe takes none");
+		return -EINVAL;
+	}
+	uname(&u);
+	printf("kernel %s %s\n", u.release, u.machine);
+	printf("lockdown: %s\n\n", lockdown());
+	for (int f = 0; f < NR_FEATURES; f++) {
+		const char *why;
+		bool ok = feature_has(f, &why);
+
+		printf("  %-38s %s%s%s\n", feature_name(f), ok ? "yes" : "no", ok ? "" : ": ",
+		       ok ? "" : why);
+	}
+	printf("\nattach methods:\n");
+	printf("  %-22s %s\n", "CATEGORY:NAME",
+	       yes(FEAT_RAW_TP) ? "raw tracepoint when no record field is read, else tracepoint" :
+	       yes(FEAT_TRACEPOINT) ? "tracepoint" : "unavailable");
+	printf("  %-22s %s\n", "k:FUNC, kr:FUNC", yes(FEAT_KPROBE) ? "kprobe, kretprobe" :
+	       "unavailable: no kprobes");
+	printf("  %-22s %s\n", "func PATTERN", yes(FEAT_KPROBE_MULTI) ? "kprobe.multi (one link)" :
+	       yes(FEAT_KPROBE) ? "one kprobe per function" : "unavailable: no kprobes");
+	printf("  %-22s %s\n", "u:PATH:SYM, ur:...", yes(FEAT_UPROBE) ? "uprobe, uretprobe" :
+	       "unavailable: no uprobes");
+	printf("  %-22s %s\n", "thread-matched pairs",
+	       yes(FEAT_TASK_STORAGE_TP) ? "task storage" : "tid-keyed hash");
+	return 0;
+}
+
+const struct command cmd_probe = {
+	.name = "probe",
+	.args = "",
+	.summary = "what this kernel supports and how kdist will attach",
+	.run = probe_run,
+};

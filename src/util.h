@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by every user-space file: one error idiom, verbosity,
+ * string utilities.  Functions return 0 or a negative errno; messages read
+ * "kdist: failed to <verb> <object>: <reason>". */
+#ifndef KDIST_UTIL_H
+#define KDIST_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+extern int kd_verbose_level;
+
+/* One line to stderr, prefixed with "kdist: ". */
+void kd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, only with -v. */
+void kd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Read a whole (small, e.g. procfs/tracefs) file into a NUL-terminated
+ * malloc'd buffer.  Returns 0 or -errno. */
+int read_file(const char *path, char **out, size_t *len);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t now_ns(void);
+
+/* Shell-style glob match (fnmatch without flags). */
+bool glob_match(const char *pattern, const char *s);
+
+/* Trim leading/trailing whitespace in place; returns s. */
+char *str_trim(char *s);
+
+#endif

@@ -11,6 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "hist.h"
 #include "pair.h"
 
@@ -130,52 +131,102 @@ static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *
 	return 0;
 }
 
-static __always_inline void read_group(void *ctx, struct group_key *g, int src)
+/* The task a START is about: NULL for current (see cfg.subject_arg). */
+static __always_inline struct task_struct *subject(void *ctx, int src)
+{
+	if (!cfg.subject_arg || src != SRC_RAW)
+		return NULL;
+	return (void *)((struct bpf_raw_tracepoint_args *)ctx)->args[(cfg.subject_arg - 1) & 7];
+}
+
+static __always_inline __u64 task_val(struct task_struct *t, unsigned char kind)
+{
+	if (kind == VAL_PID)
+		return BPF_CORE_READ(t, tgid);
+	if (kind == VAL_TID)
+		return BPF_CORE_READ(t, pid);
+	return BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+}
+
+/* A value at START, where pid, tid and cgroup are the subject's. */
+static __always_inline __u64 start_val(void *ctx, const volatile struct val_src *s, int src,
+				       struct task_struct *t)
+{
+	if (t && (s->kind == VAL_PID || s->kind == VAL_TID || s->kind == VAL_CGROUP))
+		return task_val(t, s->kind);
+	return read_val(ctx, s, src);
+}
+
+static __always_inline void read_group(void *ctx, struct group_key *g, int src,
+				       struct task_struct *t)
 {
 	for (int i = 0; i < PAIR_MAX_BY; i++) {
 		const volatile struct val_src *s = &cfg.by[i];
 
 		if (i >= cfg.nby)
 			break;
-		if (s->kind == VAL_COMM)
+		if (s->kind == VAL_COMM && t)
+			BPF_CORE_READ_STR_INTO(&g->str, t, comm);
+		else if (s->kind == VAL_COMM)
 			bpf_get_current_comm(g->str, sizeof(g->str));
 		else if (s->kind == VAL_STR_FIELD)
 			bpf_probe_read_kernel_str(g->str, sizeof(g->str), ctx + s->off);
 		else
-			g->v[i] = read_val(ctx, s, src);
+			g->v[i] = start_val(ctx, s, src, t);
 	}
 }
 
-static __always_inline void read_match(void *ctx, int side, struct match_key *k, int src)
+static __always_inline void read_match(void *ctx, int side, struct match_key *k, int src,
+				       struct task_struct *t)
 {
 	if (cfg.thread_key) {
-		k->v[0] = (__u32)bpf_get_current_pid_tgid();
+		k->v[0] = t ? task_val(t, VAL_TID) : (__u32)bpf_get_current_pid_tgid();
 		return;
 	}
 	for (int i = 0; i < PAIR_MAX_KEY; i++) {
 		if (i >= cfg.side[side].nkey)
 			break;
-		k->v[i] = read_val(ctx, &cfg.side[side].key[i], src);
+		k->v[i] = start_val(ctx, &cfg.side[side].key[i], src, t);
 	}
 }
 
-static __always_inline bool filtered_out(void)
+static __always_inline bool cond_holds(void *ctx, int src, struct task_struct *t)
+{
+	__u64 v;
+
+	if (cfg.cond_op == COND_NONE)
+		return true;
+	v = start_val(ctx, &cfg.cond, src, t);
+	if (cfg.cond_op == COND_EQ)
+		return v == (__u64)cfg.cond_val;
+	if (cfg.cond_op == COND_NE)
+		return v != (__u64)cfg.cond_val;
+	return !(v & cfg.cond_val);
+}
+
+static __always_inline bool filtered_out(struct task_struct *t)
 {
 	__u64 id;
 
 	if (cfg.filter_tgid || cfg.filter_tid) {
 		id = bpf_get_current_pid_tgid();
+		if (t)
+			id = task_val(t, VAL_PID) << 32 | task_val(t, VAL_TID);
 		if (cfg.filter_tgid && id >> 32 != cfg.filter_tgid)
 			return true;
 		if (cfg.filter_tid && (__u32)id != cfg.filter_tid)
 			return true;
 	}
-	if (cfg.filter_cgroup && bpf_get_current_cgroup_id() != cfg.filter_cgroup)
+	if (cfg.filter_cgroup &&
+	    (t ? task_val(t, VAL_CGROUP) : bpf_get_current_cgroup_id()) != cfg.filter_cgroup)
 		return true;
 	if (cfg.filter_comm_on) {
 		char comm[PAIR_STR_LEN];
 
-		bpf_get_current_comm(comm, sizeof(comm));
+		if (t)
+			BPF_CORE_READ_STR_INTO(&comm, t, comm);
+		else
+			bpf_get_current_comm(comm, sizeof(comm));
 		for (int i = 0; i < PAIR_STR_LEN; i++) {
 			if (comm[i] != cfg.filter_comm[i])
 				return true;
@@ -186,14 +237,22 @@ static __always_inline bool filtered_out(void)
 	return false;
 }
 
+static __always_inline void record(struct group_key *g, __u64 delta);
+
 static __always_inline int on_start(void *ctx, int src)
 {
+	struct task_struct *t = subject(ctx, src);
 	struct start_val *sv, nv = {};
 	struct match_key k = {};
 	__u64 ts;
 
-	if (filtered_out())
+	if (filtered_out(t) || !cond_holds(ctx, src, t))
 		return 0;
+	if (cfg.single) {
+		read_group(ctx, &nv.group, src, t);
+		record(&nv.group, cfg.value.kind ? start_val(ctx, &cfg.value, src, t) : 0);
+		return 0;
+	}
 	ts = bpf_ktime_get_ns();
 	if (cfg.thread_key && cfg.task_storage) {
 		sv = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
@@ -202,15 +261,30 @@ static __always_inline int on_start(void *ctx, int src)
 			drop(DROP_STORAGE);
 			return 0;
 		}
-		if (sv->ts)
+		if (sv->ts && cfg.restart)
+			record(&sv->group, ts - sv->ts);
+		else if (sv->ts)
 			drop(DROP_START_REPLACED);
 		sv->ts = ts;
-		read_group(ctx, &sv->group, src);
+		read_group(ctx, &sv->group, src, t);
 		return 0;
 	}
-	read_match(ctx, 0, &k, src);
+	read_match(ctx, 0, &k, src, t);
 	nv.ts = ts;
-	read_group(ctx, &nv.group, src);
+	read_group(ctx, &nv.group, src, t);
+	if (cfg.restart) {
+		/* the pending START ends here, e.g. a write lock downgraded */
+		sv = bpf_map_lookup_elem(&match_start, &k);
+		if (sv) {
+			struct group_key og = sv->group;
+			__u64 delta = ts - sv->ts;
+
+			sv->ts = ts;
+			sv->group = nv.group;
+			record(&og, delta);
+			return 0;
+		}
+	}
 	if (!bpf_map_update_elem(&match_start, &k, &nv, BPF_NOEXIST))
 		return 0;
 	/* an entry exists (a START nobody ended) or the table is full */
@@ -226,7 +300,7 @@ static __always_inline void record(struct group_key *g, __u64 delta)
 	struct hist *h;
 	__u32 zero = 0;
 
-	if (!cfg.nby) {
+	if (!cfg.nby && !cfg.end_by_on) {
 		h = bpf_map_lookup_elem(&hist_one, &zero);
 	} else {
 		h = bpf_map_lookup_elem(&hist_groups, g);
@@ -242,17 +316,30 @@ static __always_inline void record(struct group_key *g, __u64 delta)
 	hist_add(h, delta);
 }
 
+/* The END-side grouping component, after the START ones. */
+static __always_inline void end_group(void *ctx, struct group_key *g, int src)
+{
+	__u64 v;
+
+	if (!cfg.end_by_on)
+		return;
+	v = read_val(ctx, &cfg.end_by, src);
+	if (cfg.end_by_neg && (__s64)v >= 0)
+		v = 0;
+	g->v[cfg.nby & (PAIR_MAX_BY - 1)] = v;
+}
+
 static __always_inline int on_end(void *ctx, int src)
 {
 	struct match_key k = {};
 	struct start_val *sv;
-	struct group_key g;
+	struct group_key g = {};
 	__u64 ts = bpf_ktime_get_ns(), delta;
 
 	if (cfg.thread_key && cfg.task_storage) {
 		sv = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0, 0);
 		if (!sv || !sv->ts) {
-			if (!filtered_out())
+			if (!cfg.orphan_ok && !filtered_out(NULL))
 				drop(DROP_END_NO_START);
 			return 0;
 		}
@@ -260,14 +347,15 @@ static __always_inline int on_end(void *ctx, int src)
 		sv->ts = 0;
 		if (cfg.nby)
 			g = sv->group;
+		end_group(ctx, &g, src);
 		record(&g, delta);
 		return 0;
 	}
-	read_match(ctx, 1, &k, src);
+	read_match(ctx, 1, &k, src, NULL);
 	sv = bpf_map_lookup_elem(&match_start, &k);
 	if (!sv) {
 		/* by thread, an END of an untraced thread is no loss */
-		if (!cfg.thread_key || !filtered_out())
+		if (!cfg.orphan_ok && (!cfg.thread_key || !filtered_out(NULL)))
 			drop(DROP_END_NO_START);
 		return 0;
 	}
@@ -275,6 +363,7 @@ static __always_inline int on_end(void *ctx, int src)
 	if (cfg.nby)
 		g = sv->group;
 	bpf_map_delete_elem(&match_start, &k);
+	end_group(ctx, &g, src);
 	record(&g, delta);
 	return 0;
 }

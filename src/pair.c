@@ -68,6 +68,13 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 	char extra;
 
 	memset(v, 0, sizeof(*v));
+	/* the subject's pid, tid, comm and cgroup, not the record's fields */
+	for (size_t i = 0; side == 0 && p->cfg.subject_arg && i < ARRAY_SIZE(builtins); i++) {
+		if (!strcmp(builtins[i].name, name)) {
+			v->kind = builtins[i].kind;
+			return 0;
+		}
+	}
 	if (e->kind == EV_TRACEPOINT) {
 		const struct tp_field *f = tp_format_field(&p->fmt[side], name);
 
@@ -134,6 +141,11 @@ static bool side_reads(const struct pair *p, int side, enum val_kind a, enum val
 	for (unsigned int i = 0; side == 0 && i < p->cfg.nby; i++)
 		if (p->cfg.by[i].kind == a || p->cfg.by[i].kind == b)
 			return true;
+	if (side == 0 && ((p->cfg.cond_op && (p->cfg.cond.kind == a || p->cfg.cond.kind == b)) ||
+			  p->cfg.value.kind == a || p->cfg.value.kind == b))
+		return true;
+	if (side == 1 && p->cfg.end_by_on && (p->cfg.end_by.kind == a || p->cfg.end_by.kind == b))
+		return true;
 	return false;
 }
 
@@ -199,6 +211,89 @@ static int check_event(struct pair *p, int side)
 	return 0;
 }
 
+static int parse_cond(struct pair *p, const char *s)
+{
+	static const struct { const char *op; enum cond_op c; } ops[] = {
+		{ "&", COND_MASK_ZERO }, { "!=", COND_NE }, { "==", COND_EQ },
+	};
+	struct pair_cfg *c = &p->cfg;
+	char name[64];
+	const char *at = NULL;
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(ops) && !at; i++)
+		at = strstr(s, ops[i].op);
+	if (!at || at - s >= (long)sizeof(name))
+		goto bad;
+	c->cond_op = ops[i - 1].c;
+	snprintf(name, sizeof(name), "%.*s", (int)(at - s), s);
+	err = resolve_val(p, 0, name, &c->cond);
+	if (err)
+		return err;
+	if (c->cond.kind == VAL_STR_FIELD || c->cond.kind == VAL_COMM ||
+	    c->cond.kind == VAL_KSTACK || c->cond.kind == VAL_USTACK)
+		goto bad;
+	at += strlen(ops[i - 1].op);
+	errno = 0;
+	c->cond_val = strtoll(at, (char **)&at, 0);
+	if (errno || (c->cond_op == COND_MASK_ZERO && strcmp(at, "==0")) ||
+	    (c->cond_op != COND_MASK_ZERO && *at))
+		goto bad;
+	return 0;
+bad:
+	kd_err("bad condition '%s': expected FIELD==N, FIELD!=N or FIELD&MASK==0", s);
+	return -EINVAL;
+}
+
+/* What recipes add to a pair: single events, conditions, an END-side
+ * grouping component, restarts, the task a START is about. */
+static int configure_extras(struct pair *p, const struct pair_spec *ps)
+{
+	struct pair_cfg *c = &p->cfg;
+	int err;
+
+	c->single = ps->single;
+	c->restart = ps->restart;
+	c->orphan_ok = ps->orphan_ok;
+	if (ps->single && ps->value) {
+		err = resolve_val(p, 0, ps->value, &c->value);
+		if (err)
+			return err;
+		if (c->value.kind == VAL_STR_FIELD || c->value.kind == VAL_COMM ||
+		    c->value.kind == VAL_KSTACK || c->value.kind == VAL_USTACK) {
+			kd_err("bad value '%s': not a number", ps->value);
+			return -EINVAL;
+		}
+	}
+	if (ps->cond) {
+		err = parse_cond(p, ps->cond);
+		if (err)
+			return err;
+	}
+	if (ps->end_by) {
+		if (ps->single || p->nby >= PAIR_MAX_BY) {
+			kd_err("bad --by: at most %d keys", PAIR_MAX_BY - 1);
+			return -EINVAL;
+		}
+		err = resolve_val(p, 1, ps->end_by, &c->end_by);
+		if (err)
+			return err;
+		if (c->end_by.kind == VAL_STR_FIELD || c->end_by.kind == VAL_COMM ||
+		    c->end_by.kind == VAL_KSTACK || c->end_by.kind == VAL_USTACK) {
+			kd_err("bad END grouping '%s': not a number", ps->end_by);
+			return -EINVAL;
+		}
+		c->end_by_on = 1;
+		c->end_by_neg = ps->end_by_neg;
+		/* labelled like the START components; BPF reads by[] < nby only */
+		c->by[p->nby] = c->end_by;
+		snprintf(p->by[p->nby].name, sizeof(p->by[p->nby].name), "%s", ps->end_by);
+		p->nby++;
+	}
+	return 0;
+}
+
 static int configure(struct pair *p, const struct pair_spec *ps, struct options *o)
 {
 	struct pair_cfg *c = &p->cfg;
@@ -206,6 +301,7 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 	struct key_spec k;
 	int n, err;
 
+	c->subject_arg = ps->subject_arg;
 	if (ps->key) {
 		err = key_spec_parse(ps->key, &k);
 		if (err)
@@ -258,7 +354,10 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 		}
 	}
 	c->nby = p->nby = n;
-	for (int side = 0; side < 2; side++) {
+	err = configure_extras(p, ps);
+	if (err)
+		return err;
+	for (int side = 0; side < (ps->single ? 1 : 2); side++) {
 		err = choose_source(p, side);
 		if (err)
 			return err;
@@ -306,7 +405,7 @@ static int load(struct pair *p, struct options *o)
 	}
 	/* task storage is the cheapest per-thread slot, where the program
 	 * type may use it (kprobe-type programs only since Linux 6.2) */
-	if (p->cfg.thread_key) {
+	if (p->cfg.thread_key && !p->cfg.single && !p->cfg.subject_arg) {
 		enum bpf_prog_type t0 = bpf_program__type(side_prog(p, 0));
 		enum bpf_prog_type t1 = bpf_program__type(side_prog(p, 1));
 
@@ -325,7 +424,8 @@ static int load(struct pair *p, struct options *o)
 		bpf_map__set_max_entries(p->skel->maps.hist_groups, o->max_groups);
 	p->skel->rodata->cfg = p->cfg;
 	bpf_object__for_each_program(prog, p->skel->obj)
-		bpf_program__set_autoload(prog, prog == side_prog(p, 0) || prog == side_prog(p, 1));
+		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
+					  (!p->cfg.single && prog == side_prog(p, 1)));
 	err = pair_bpf__load(p->skel);
 	if (err) {
 		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
@@ -394,8 +494,15 @@ static void fill_header(struct pair *p, const struct pair_spec *ps, const char *
 	snprintf(m->key, sizeof(m->key), "%s", ps->key ? ps->key : "tid");
 	snprintf(m->title, sizeof(m->title), "%s%s%s -> %s, matched by %s", ps->title ? ps->title : "",
 		 ps->title ? ": " : "", p->ev[0].text, p->ev[1].text, m->key);
-	m->nevents = 2;
-	for (int side = 0; side < 2; side++) {
+	m->nevents = ps->single ? 1 : 2;
+	if (ps->single) {
+		m->kind = M_VALUE;
+		m->value_unit = ps->value ? (ps->value_unit ? ps->value_unit : "") : "events";
+		m->key[0] = '\0';
+		snprintf(m->title, sizeof(m->title), "%s%s%s %s", ps->title ? ps->title : "",
+			 ps->title ? ": " : "", p->ev[0].text, ps->value ? ps->value : "count");
+	}
+	for (int side = 0; side < m->nevents; side++) {
 		snprintf(m->events[side].role, sizeof(m->events[side].role), "%s",
 			 side ? "end" : "start");
 		snprintf(m->events[side].spec, sizeof(m->events[side].spec), "%s", p->ev[side].text);
@@ -421,7 +528,7 @@ int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
 		return -ENOMEM;
 	if (!tracefs_root())
 		return -ENODEV;
-	for (int side = 0; side < 2; side++) {
+	for (int side = 0; side < (ps->single ? 1 : 2); side++) {
 		err = event_spec_parse(side ? ps->end : ps->start, &p->ev[side]);
 		if (!err)
 			err = check_event(p, side);
@@ -467,7 +574,7 @@ int pair_attach(struct session *s)
 	struct pair *p = s->priv;
 	int err;
 
-	for (int side = 0; side < 2; side++) {
+	for (int side = 0; side < (p->cfg.single ? 1 : 2); side++) {
 		err = attach_side(p, side, s->opt);
 		if (err)
 			return err;

@@ -56,6 +56,31 @@ struct pair_cfg {
 	unsigned int filter_tid;
 	unsigned long long filter_cgroup;
 	char filter_comm[PAIR_STR_LEN];
+	/* Single-event mode: every START is recorded at once, its value is
+	 * `value` (VAL_NONE: 0, a plain count); there is no END. */
+	unsigned char single;
+	struct val_src value;
+	/* A START (or single event) is kept only when cond holds. */
+	unsigned char cond_op;		/* enum cond_op */
+	struct val_src cond;
+	long long cond_val;
+	/* One grouping component read at END into by[nby], e.g. an errno. */
+	unsigned char end_by_on;
+	unsigned char end_by_neg;	/* keep negative values, record others as 0 */
+	struct val_src end_by;
+	unsigned char restart;		/* a START while one is pending ends it */
+	unsigned char orphan_ok;	/* ENDs without START are expected */
+	/* The task a START is about is raw args[subject_arg - 1] (e.g. the
+	 * woken task of sched_wakeup), not current: filters and pid, tid,
+	 * comm and cgroup read it. 0: current. */
+	unsigned char subject_arg;
+};
+
+enum cond_op {
+	COND_NONE,
+	COND_EQ,	/* value == cond_val */
+	COND_NE,
+	COND_MASK_ZERO,	/* (value & cond_val) == 0 */
 };
 
 struct group_key {

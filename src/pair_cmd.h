@@ -3,6 +3,8 @@
 #ifndef KDIST_PAIR_CMD_H
 #define KDIST_PAIR_CMD_H
 
+#include <stdbool.h>
+
 struct session;
 struct measurement;
 
@@ -12,6 +14,16 @@ struct pair_spec {
 	const char *key;	/* NULL: same thread */
 	const char *by;		/* NULL: one group */
 	const char *title;	/* NULL: START -> END */
+	/* knobs recipes use; zero for a plain pair */
+	bool single;		/* START only: record `value` per event (NULL: 0, a count) */
+	const char *value;	/* a START field */
+	const char *value_unit;
+	const char *cond;	/* keep a START only when "F==N", "F!=N" or "F&N==0" */
+	const char *end_by;	/* one more grouping component, read at END */
+	bool end_by_neg;	/* ... its negative values only (errors), others 0 */
+	bool restart;		/* a START while one is pending ends that one */
+	bool orphan_ok;		/* ENDs without START are expected, not lost */
+	int subject_arg;	/* the START is about the task in raw argument N-1 */
 };
 
 int pair_prepare_spec(struct session *s, const struct pair_spec *ps);

@@ -91,6 +91,24 @@ static __always_inline __u64 read_regs(struct pt_regs *regs, const volatile stru
 	}
 }
 
+/* The verifier rejects a ctx access at a computed offset, even one known
+ * from rodata, and clang folds a switch of loads back into one: each
+ * argument is its own constant-offset load in asm. */
+#define RAW_ARG(ctx, n) ({ __u64 _v; \
+	asm volatile("%0 = *(u64 *)(%1 + " #n ")" : "=r"(_v) : "r"(ctx)); _v; })
+
+static __always_inline __u64 raw_arg(void *ctx, unsigned int idx)
+{
+	switch (idx) {
+	case 0: return RAW_ARG(ctx, 0);
+	case 1: return RAW_ARG(ctx, 8);
+	case 2: return RAW_ARG(ctx, 16);
+	case 3: return RAW_ARG(ctx, 24);
+	case 4: return RAW_ARG(ctx, 32);
+	default: return RAW_ARG(ctx, 40);
+	}
+}
+
 static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *s, int src)
 {
 	__u64 v = 0, id;
@@ -105,7 +123,7 @@ static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *
 	case VAL_ARG:
 	case VAL_RETVAL:
 		if (src == SRC_RAW)
-			return ((struct bpf_raw_tracepoint_args *)ctx)->args[s->idx];
+			return raw_arg(ctx, s->idx);
 		if (src == SRC_REGS)
 			return read_regs(ctx, s);
 		return 0;
@@ -136,7 +154,7 @@ static __always_inline struct task_struct *subject(void *ctx, int src)
 {
 	if (!cfg.subject_arg || src != SRC_RAW)
 		return NULL;
-	return (void *)((struct bpf_raw_tracepoint_args *)ctx)->args[(cfg.subject_arg - 1) & 7];
+	return (void *)raw_arg(ctx, cfg.subject_arg - 1);
 }
 
 static __always_inline __u64 task_val(struct task_struct *t, unsigned char kind)
@@ -192,16 +210,18 @@ static __always_inline void read_match(void *ctx, int side, struct match_key *k,
 
 static __always_inline bool cond_holds(void *ctx, int src, struct task_struct *t)
 {
-	__u64 v;
+	for (int i = 0; i < PAIR_MAX_COND; i++) {
+		__u64 v, want = cfg.cond_val[i];
 
-	if (cfg.cond_op == COND_NONE)
-		return true;
-	v = start_val(ctx, &cfg.cond, src, t);
-	if (cfg.cond_op == COND_EQ)
-		return v == (__u64)cfg.cond_val;
-	if (cfg.cond_op == COND_NE)
-		return v != (__u64)cfg.cond_val;
-	return !(v & cfg.cond_val);
+		if (cfg.cond_op[i] == COND_NONE)
+			break;
+		v = start_val(ctx, &cfg.cond[i], src, t);
+		if ((cfg.cond_op[i] == COND_EQ && v != want) ||
+		    (cfg.cond_op[i] == COND_NE && v == want) ||
+		    (cfg.cond_op[i] == COND_MASK_ZERO && (v & want)))
+			return false;
+	}
+	return true;
 }
 
 static __always_inline bool filtered_out(struct task_struct *t)

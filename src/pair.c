@@ -141,8 +141,10 @@ static bool side_reads(const struct pair *p, int side, enum val_kind a, enum val
 	for (unsigned int i = 0; side == 0 && i < p->cfg.nby; i++)
 		if (p->cfg.by[i].kind == a || p->cfg.by[i].kind == b)
 			return true;
-	if (side == 0 && ((p->cfg.cond_op && (p->cfg.cond.kind == a || p->cfg.cond.kind == b)) ||
-			  p->cfg.value.kind == a || p->cfg.value.kind == b))
+	for (int i = 0; side == 0 && i < PAIR_MAX_COND && p->cfg.cond_op[i]; i++)
+		if (p->cfg.cond[i].kind == a || p->cfg.cond[i].kind == b)
+			return true;
+	if (side == 0 && (p->cfg.value.kind == a || p->cfg.value.kind == b))
 		return true;
 	if (side == 1 && p->cfg.end_by_on && (p->cfg.end_by.kind == a || p->cfg.end_by.kind == b))
 		return true;
@@ -211,34 +213,39 @@ static int check_event(struct pair *p, int side)
 	return 0;
 }
 
-static int parse_cond(struct pair *p, const char *s)
+/* One condition "F==N", "F!=N" or "F&MASK==0" into slot i. */
+static int parse_cond(struct pair *p, int i, const char *s)
 {
 	static const struct { const char *op; enum cond_op c; } ops[] = {
 		{ "&", COND_MASK_ZERO }, { "!=", COND_NE }, { "==", COND_EQ },
 	};
 	struct pair_cfg *c = &p->cfg;
+	struct val_src *v = &c->cond[i];
 	char name[64];
 	const char *at = NULL;
-	size_t i;
+	size_t o;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(ops) && !at; i++)
-		at = strstr(s, ops[i].op);
+	for (o = 0; o < ARRAY_SIZE(ops); o++) {
+		at = strstr(s, ops[o].op);
+		if (at)
+			break;
+	}
 	if (!at || at - s >= (long)sizeof(name))
 		goto bad;
-	c->cond_op = ops[i - 1].c;
+	c->cond_op[i] = ops[o].c;
 	snprintf(name, sizeof(name), "%.*s", (int)(at - s), s);
-	err = resolve_val(p, 0, name, &c->cond);
+	err = resolve_val(p, 0, name, v);
 	if (err)
 		return err;
-	if (c->cond.kind == VAL_STR_FIELD || c->cond.kind == VAL_COMM ||
-	    c->cond.kind == VAL_KSTACK || c->cond.kind == VAL_USTACK)
+	if (v->kind == VAL_STR_FIELD || v->kind == VAL_COMM || v->kind == VAL_KSTACK ||
+	    v->kind == VAL_USTACK)
 		goto bad;
-	at += strlen(ops[i - 1].op);
+	at += strlen(ops[o].op);
 	errno = 0;
-	c->cond_val = strtoll(at, (char **)&at, 0);
-	if (errno || (c->cond_op == COND_MASK_ZERO && strcmp(at, "==0")) ||
-	    (c->cond_op != COND_MASK_ZERO && *at))
+	c->cond_val[i] = strtoll(at, (char **)&at, 0);
+	if (errno || (c->cond_op[i] == COND_MASK_ZERO && strcmp(at, "==0")) ||
+	    (c->cond_op[i] != COND_MASK_ZERO && *at))
 		goto bad;
 	return 0;
 bad:
@@ -267,9 +274,16 @@ static int configure_extras(struct pair *p, const struct pair_spec *ps)
 		}
 	}
 	if (ps->cond) {
-		err = parse_cond(p, ps->cond);
-		if (err)
-			return err;
+		char conds[PAIR_MAX_COND][64];
+		int n = name_list_parse(ps->cond, conds, PAIR_MAX_COND, "condition");
+
+		for (int i = 0; i < n; i++) {
+			err = parse_cond(p, i, conds[i]);
+			if (err)
+				return err;
+		}
+		if (n < 0)
+			return n;
 	}
 	if (ps->end_by) {
 		if (ps->single || p->nby >= PAIR_MAX_BY) {

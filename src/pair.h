@@ -7,6 +7,7 @@
 #define PAIR_MAX_KEY 4	/* fields matching START to END */
 #define PAIR_MAX_BY 4	/* grouping components */
 #define PAIR_STR_LEN 16 /* one string component (comm, or a char[] field) */
+#define PAIR_MAX_COND 2	/* conditions on a START */
 
 /* Where a value comes from.  Resolved by user space from tracefs format
  * files and the event kind; the BPF side only follows the recipe. */
@@ -60,10 +61,10 @@ struct pair_cfg {
 	 * `value` (VAL_NONE: 0, a plain count); there is no END. */
 	unsigned char single;
 	struct val_src value;
-	/* A START (or single event) is kept only when cond holds. */
-	unsigned char cond_op;		/* enum cond_op */
-	struct val_src cond;
-	long long cond_val;
+	/* A START (or single event) is kept only when every cond holds. */
+	unsigned char cond_op[PAIR_MAX_COND];	/* enum cond_op */
+	struct val_src cond[PAIR_MAX_COND];
+	long long cond_val[PAIR_MAX_COND];
 	/* One grouping component read at END into by[nby], e.g. an errno. */
 	unsigned char end_by_on;
 	unsigned char end_by_neg;	/* keep negative values, record others as 0 */

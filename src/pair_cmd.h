@@ -18,7 +18,7 @@ struct pair_spec {
 	bool single;		/* START only: record `value` per event (NULL: 0, a count) */
 	const char *value;	/* a START field */
 	const char *value_unit;
-	const char *cond;	/* keep a START only when "F==N", "F!=N" or "F&N==0" */
+	const char *cond;	/* keep a START only when "F==N", "F!=N", "F&N==0" (comma: and) */
 	const char *end_by;	/* one more grouping component, read at END */
 	bool end_by_neg;	/* ... its negative values only (errors), others 0 */
 	bool restart;		/* a START while one is pending ends that one */

@@ -27,6 +27,7 @@ extern const struct command *const recipe_commands[];
 
 static const struct command *const commands[] = {
 	&cmd_pair, &cmd_list, &cmd_probe,
+	&cmd_profile, &cmd_offcpu, &cmd_wakeup,
 };
 
 static const struct command *find_command(const char *name)
@@ -45,6 +46,7 @@ static const struct command *find_command(const char *name)
 enum {
 	OPT_TID = 256, OPT_COMM, OPT_CGROUP, OPT_BY, OPT_KEY, OPT_UNIT, OPT_OUTPUT,
 	OPT_HIST, OPT_SORT, OPT_TOP, OPT_LINEAR, OPT_MAX_GROUPS,
+	OPT_STATE, OPT_MIN_US, OPT_MAX_US,
 };
 
 /* One table for every command; `only` names the commands an option is for
@@ -72,6 +74,10 @@ static const struct opt_desc {
 	{ { "sort", required_argument, 0, OPT_SORT }, "KEY", "order groups by total, count, self or key" },
 	{ { "top", required_argument, 0, OPT_TOP }, "N", "show the first N groups only" },
 	{ { "max-groups", required_argument, 0, OPT_MAX_GROUPS }, "N", "size of the in-kernel group table (default 4096)" },
+	{ { "frequency", required_argument, 0, 'F' }, "HZ", "samples per second and CPU (default 99)", "profile" },
+	{ { "state", required_argument, 0, OPT_STATE }, "STATES", "blocks in these states: R,S,D,I,T or any (default)", "offcpu wakeup" },
+	{ { "min-us", required_argument, 0, OPT_MIN_US }, "US", "blocks of at least US microseconds", "offcpu wakeup" },
+	{ { "max-us", required_argument, 0, OPT_MAX_US }, "US", "blocks of at most US microseconds", "offcpu wakeup" },
 	{ { "verbose", no_argument, 0, 'v' }, NULL, "say what is attached and how; libbpf's log" },
 	{ { "help", no_argument, 0, 'h' }, NULL, "this help" },
 };
@@ -223,6 +229,13 @@ static int parse_options(int argc, char **argv, const struct command *c, struct 
 			err = parse_num(optarg, &d, "max-groups", 1);
 			o->max_groups = d;
 			break;
+		case 'F':
+			err = parse_num(optarg, &d, "frequency", 1);
+			o->freq = d;
+			break;
+		case OPT_STATE: o->state = optarg; break;
+		case OPT_MIN_US: err = parse_num(optarg, &o->min_us, "min-us", 0); break;
+		case OPT_MAX_US: err = parse_num(optarg, &o->max_us, "max-us", 0); break;
 		case 'v': kd_verbose_level++; break;
 		case 'h':
 			usage(stdout, c);

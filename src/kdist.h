@@ -28,7 +28,9 @@ struct options {
 	const char *key;
 	const char *by;
 	const char *linear;
-	int freq;
+	int freq;		/* profile -F */
+	const char *state;	/* offcpu --state */
+	double min_us, max_us;	/* offcpu --min-us, --max-us */
 	int max_groups;
 	/* views */
 	struct view_opts view;
@@ -61,5 +63,6 @@ struct session {
 };
 
 extern const struct command cmd_pair, cmd_list, cmd_probe;
+extern const struct command cmd_profile, cmd_offcpu, cmd_wakeup;
 
 #endif

@@ -26,6 +26,10 @@ enum m_kind {
 	M_FUNC,		/* per-function calls, inclusive and self time */
 };
 
+/* Stack measurements: the text view lists the heaviest stacks; the flame
+ * graph's colours tell on-CPU from off-CPU time. */
+enum m_stacks { M_STACKS_NO, M_STACKS_ONCPU, M_STACKS_OFFCPU };
+
 struct m_event {
 	char role[16];		/* "start", "end", "function"... */
 	char spec[512];
@@ -48,6 +52,7 @@ struct measurement {
 	const char *command;
 	enum m_kind kind;
 	const char *value_unit;	/* M_VALUE: e.g. "bytes" */
+	enum m_stacks stacks;
 	char title[768];
 	int nevents;
 	struct m_event events[M_MAX_EVENTS];

@@ -257,6 +257,8 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	}
 }
 
+int stackview_write_top(FILE *f, const struct measurement *m, int n);
+
 static void write_text(FILE *f, const struct measurement *m, const struct view_opts *vo,
 		       const struct m_group **v, int n)
 {
@@ -269,7 +271,11 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 		fprintf(f, "\n%s, %.2f s\n", m->title, m->duration_s);
 	if (!m->ngroups)
 		fprintf(f, "no events\n");
-	if (m->kind == M_FUNC) {
+	if (m->stacks && !vo->hist) {
+		/* the heaviest stacks; --hist gives a histogram per stack */
+		n = m->ngroups;
+		stackview_write_top(f, m, vo->top ? vo->top : 10);
+	} else if (m->kind == M_FUNC) {
 		write_func_table(f, m, v, n, vo);
 	} else {
 		for (int i = 0; i < n; i++) {

@@ -50,14 +50,40 @@ out:
 	return err;
 }
 
-int stackview_write(FILE *f, const struct measurement *m, const struct view_opts *v)
+static struct flame *build_flame(const struct measurement *m)
 {
 	struct flame *fl = flame_new();
-	const char *unit = m->kind == M_VALUE ? m->value_unit : "ns";
 	int err = fl ? 0 : -ENOMEM;
 
 	for (int i = 0; !err && i < m->ngroups; i++)
 		err = add_group(fl, m, &m->groups[i]);
+	if (err) {
+		flame_free(fl);
+		errno = -err;
+		return NULL;
+	}
+	return fl;
+}
+
+/* The n heaviest stacks as text, for the text view of stack measurements. */
+int stackview_write_top(FILE *f, const struct measurement *m, int n)
+{
+	struct flame *fl = build_flame(m);
+	int err;
+
+	if (!fl)
+		return -errno;
+	err = flame_write_top(fl, f, n, m->kind == M_VALUE ? m->value_unit : "ns");
+	flame_free(fl);
+	return err;
+}
+
+int stackview_write(FILE *f, const struct measurement *m, const struct view_opts *v)
+{
+	struct flame *fl = build_flame(m);
+	const char *unit = m->kind == M_VALUE ? m->value_unit : "ns";
+	int err = fl ? 0 : -errno;
+
 	if (!err && v->format == OUT_FOLDED) {
 		err = flame_write_folded(fl, f);
 	} else if (!err) {
@@ -67,6 +93,7 @@ int stackview_write(FILE *f, const struct measurement *m, const struct view_opts
 		snprintf(sub, sizeof(sub), "%.2f s, %llu lost", m->duration_s,
 			 (unsigned long long)measurement_lost(m));
 		so.subtitle = sub;
+		so.palette = m->stacks == M_STACKS_OFFCPU ? FLAME_PALETTE_COLD : FLAME_PALETTE_HOT;
 		err = flame_write_svg(fl, f, &so);
 	}
 	/* folded output has no room for them: losses go to stderr */

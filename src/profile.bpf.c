@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdist profile: on-CPU stacks sampled by a software cpu-clock perf event
+ * on every CPU.  One counter per stack key and CPU; a sample is a count.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "stacks.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, struct stack_key);
+	__type(value, __u64);
+} samples SEC(".maps");
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	struct stack_key k = {};
+	static const __u64 one = 1;
+	__u64 *n;
+
+	/* idle CPUs are not on-CPU time of anything */
+	if (!(__u32)bpf_get_current_pid_tgid() || filtered_out())
+		return 0;
+	who_current(ctx, &k.who, 0);
+	n = bpf_map_lookup_elem(&samples, &k);
+	if (n) {
+		*n += 1;
+		return 0;
+	}
+	if (bpf_map_update_elem(&samples, &k, &one, BPF_NOEXIST)) {
+		/* raced with another update of this CPU (an NMI?) or full */
+		n = bpf_map_lookup_elem(&samples, &k);
+		if (!n) {
+			drop(SDROP_GROUP_FULL);
+			return 0;
+		}
+		*n += 1;
+	}
+	return 0;
+}

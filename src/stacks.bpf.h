@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* BPF side shared by the stack commands: configuration, the stack map, loss
+ * counters, the task filter and reading the current thread into a key.
+ * Each including object gets its own copy of the maps. */
+#ifndef KDIST_STACKS_BPF_H
+#define KDIST_STACKS_BPF_H
+
+#include "stacks.h"
+
+#ifndef EEXIST
+#define EEXIST 17
+#endif
+#ifndef ENOMEM
+#define ENOMEM 12
+#endif
+
+const volatile struct stack_cfg cfg = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);	/* resized by user space */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_SDROPS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+static __always_inline void drop(__u32 what)
+{
+	__u64 *c = bpf_map_lookup_elem(&drops, &what);
+
+	if (c)
+		*c += 1;
+}
+
+/* The current thread is traced: -p, --tid, --cgroup (or the workload's),
+ * --comm.  Resolved at verification for the filters not given. */
+static __always_inline bool filtered_out(void)
+{
+	__u64 id;
+
+	if (cfg.filter_tgid || cfg.filter_tid) {
+		id = bpf_get_current_pid_tgid();
+		if (cfg.filter_tgid && id >> 32 != cfg.filter_tgid)
+			return true;
+		if (cfg.filter_tid && (__u32)id != cfg.filter_tid)
+			return true;
+	}
+	if (cfg.filter_cgroup && bpf_get_current_cgroup_id() != cfg.filter_cgroup)
+		return true;
+	if (cfg.filter_comm_on) {
+		char comm[STACK_COMM_LEN];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < STACK_COMM_LEN; i++) {
+			if (comm[i] != cfg.filter_comm[i])
+				return true;
+			if (!comm[i])
+				break;
+		}
+	}
+	return false;
+}
+
+static __always_inline int stack_id(void *ctx, __u64 flags)
+{
+	long id = bpf_get_stackid(ctx, &stacks, flags);
+
+	if (id >= 0)
+		return id;
+	if (id == -EEXIST)
+		drop(SDROP_COLLISION);
+	else if (id == -ENOMEM)
+		drop(SDROP_MAP_FULL);
+	else	/* -EFAULT: no stack, e.g. the user stack of a kernel thread */
+		return STACK_NONE;
+	return id;
+}
+
+/* Fill one side of a key from the current thread: only what the key holds
+ * (kernel and user fields at shift 0, the waker's at shift SF_WAKER_COMM). */
+static __always_inline void who_current(void *ctx, struct stack_who *w, int shift)
+{
+	unsigned int f = cfg.fields >> shift;
+	__u64 id = bpf_get_current_pid_tgid();
+
+	w->kstack = w->ustack = STACK_NONE;
+	if (f & (SF_BIT(SF_PID) | SF_BIT(SF_USTACK)))
+		w->pid = id >> 32;
+	if (f & SF_BIT(SF_TID))
+		w->tid = (__u32)id;
+	if (f & SF_BIT(SF_COMM))
+		bpf_get_current_comm(w->comm, sizeof(w->comm));
+	if (f & SF_BIT(SF_KSTACK))
+		w->kstack = stack_id(ctx, 0);
+	if (f & SF_BIT(SF_USTACK))
+		w->ustack = stack_id(ctx, BPF_F_USER_STACK);
+}
+
+#endif

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack measurements, user side: stack map entries to folded labels, the
+ * process watch that keeps user frames nameable after a process exits, and
+ * the read side shared by profile, offcpu and wakeup.
+ */
+#include "stacks.h"
+#include "kdist.h"
+#include "spec.h"
+#include "syms.h"
+#include "util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#define LABEL_BUCKETS 4096
+#define WATCH_PERIOD_MS 50
+
+struct label {
+	struct label *next;
+	int id;
+	bool user;
+	bool truncated;
+	pid_t pid;
+	char *text;
+};
+
+struct proc {
+	pid_t pid;
+	struct proc_syms *syms;	/* NULL: the process was gone */
+};
+
+struct stack_syms {
+	int stacks_fd;
+	struct ksyms *ksyms;
+	bool ksyms_tried;
+	struct label *labels[LABEL_BUCKETS];
+	/* processes: shared with the watch thread */
+	pthread_mutex_t lock;
+	struct proc *procs;
+	size_t nprocs, cap;
+	/* the watch */
+	pthread_t thread;
+	bool watching, stop;
+	int keys_fd;
+	size_t key_size;
+	size_t pid_offs[4];
+	int npids;
+};
+
+struct stack_syms *stack_syms_new(int stacks_fd)
+{
+	struct stack_syms *ss = calloc(1, sizeof(*ss));
+
+	if (!ss)
+		return NULL;
+	ss->stacks_fd = stacks_fd;
+	pthread_mutex_init(&ss->lock, NULL);
+	return ss;
+}
+
+void stack_syms_free(struct stack_syms *ss)
+{
+	if (!ss)
+		return;
+	if (ss->watching) {
+		pthread_mutex_lock(&ss->lock);
+		ss->stop = true;
+		pthread_mutex_unlock(&ss->lock);
+		pthread_join(ss->thread, NULL);
+	}
+	for (int i = 0; i < LABEL_BUCKETS; i++) {
+		for (struct label *l = ss->labels[i], *n; l; l = n) {
+			n = l->next;
+			free(l->text);
+			free(l);
+		}
+	}
+	for (size_t i = 0; i < ss->nprocs; i++)
+		proc_syms_free(ss->procs[i].syms);
+	free(ss->procs);
+	ksyms_free(ss->ksyms);
+	pthread_mutex_destroy(&ss->lock);
+	free(ss);
+}
+
+/* Called with the lock held. */
+static struct proc *proc_find(struct stack_syms *ss, pid_t pid)
+{
+	for (size_t i = 0; i < ss->nprocs; i++)
+		if (ss->procs[i].pid == pid)
+			return &ss->procs[i];
+	return NULL;
+}
+
+/* Called with the lock held; proc_syms_load itself runs unlocked. */
+static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
+{
+	struct proc *p = proc_find(ss, pid);
+	struct proc_syms *syms;
+	char path[32];
+
+	if (p)
+		return p;
+	pthread_mutex_unlock(&ss->lock);
+	/* a process gone before it was seen is common (short-lived
+	 * processes): its frames stay addresses, quietly */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	syms = access(path, R_OK) ? NULL : proc_syms_load(pid);
+	pthread_mutex_lock(&ss->lock);
+	p = proc_find(ss, pid);		/* added meanwhile by the other thread */
+	if (p) {
+		proc_syms_free(syms);
+		return p;
+	}
+	if (ss->nprocs == ss->cap) {
+		size_t cap = ss->cap ? ss->cap * 2 : 16;
+		struct proc *n = realloc(ss->procs, cap * sizeof(*n));
+
+		if (!n) {
+			proc_syms_free(syms);
+			return NULL;
+		}
+		ss->procs = n;
+		ss->cap = cap;
+	}
+	p = &ss->procs[ss->nprocs++];
+	p->pid = pid;
+	p->syms = syms;
+	return p;
+}
+
+static void *watch(void *arg)
+{
+	struct stack_syms *ss = arg;
+	unsigned char cur[256], next[256];
+	struct timespec ts = { 0, WATCH_PERIOD_MS * 1000000L };
+
+	for (;;) {
+		bool first = true;
+
+		pthread_mutex_lock(&ss->lock);
+		if (ss->stop) {
+			pthread_mutex_unlock(&ss->lock);
+			return NULL;
+		}
+		while (!bpf_map_get_next_key(ss->keys_fd, first ? NULL : cur, next)) {
+			memcpy(cur, next, ss->key_size);
+			first = false;
+			for (int i = 0; i < ss->npids; i++) {
+				unsigned int pid;
+
+				memcpy(&pid, cur + ss->pid_offs[i], sizeof(pid));
+				if (pid)
+					proc_get(ss, pid);
+			}
+		}
+		pthread_mutex_unlock(&ss->lock);
+		nanosleep(&ts, NULL);
+	}
+}
+
+int stack_syms_watch(struct stack_syms *ss, int keys_fd, size_t key_size,
+		     const size_t *pid_offs, int npids)
+{
+	int err;
+
+	if (key_size > 256 || npids > (int)ARRAY_SIZE(ss->pid_offs))
+		return -EINVAL;
+	ss->keys_fd = keys_fd;
+	ss->key_size = key_size;
+	ss->npids = npids;
+	memcpy(ss->pid_offs, pid_offs, npids * sizeof(*pid_offs));
+	err = pthread_create(&ss->thread, NULL, watch, ss);
+	if (err) {
+		kd_err("failed to start the process watch: %s", strerror(err));
+		return -err;
+	}
+	ss->watching = true;
+	return 0;
+}
+
+/* kdist's own frames at the leaf of a kernel stack taken from a BPF
+ * program: the program (module "bpf" in kallsyms, or no symbol when
+ * net.core.bpf_jit_kallsyms is off), trampolines and the tracing glue
+ * between the traced code and the program. */
+static bool own_frame(const struct ksym *s)
+{
+	static const char *const glue[] = {
+		"bpf_", "__bpf_", "trace_call_bpf", "perf_trace_", "perf_syscall_",
+		"__traceiter_", "__probestub_", "__perf_", "perf_tp_",
+	};
+
+	if (!s || (s->module && !strcmp(s->module, "bpf")))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(glue); i++)
+		if (!strncmp(s->name, glue[i], strlen(glue[i])))
+			return true;
+	return false;
+}
+
+static char *format_stack(struct stack_syms *ss, int id, bool user, pid_t pid, bool *truncated)
+{
+	unsigned long long ips[STACK_DEPTH] = { 0 };
+	struct proc *p = NULL;
+	int n = 0, leaf = 0;
+	char *s = NULL, name[256];
+	size_t len = 0;
+	FILE *f;
+
+	if (bpf_map_lookup_elem(ss->stacks_fd, &(unsigned int){ id }, ips))
+		return strdup("[lost stack: not in the map]");
+	while (n < STACK_DEPTH && ips[n])
+		n++;
+	*truncated = n == STACK_DEPTH;
+	if (!user && !ss->ksyms_tried) {
+		ss->ksyms_tried = true;
+		ss->ksyms = ksyms_load();
+	}
+	if (user) {
+		pthread_mutex_lock(&ss->lock);
+		p = proc_get(ss, pid);
+		pthread_mutex_unlock(&ss->lock);
+	} else {
+		while (leaf < n - 1 && own_frame(ss->ksyms ? ksyms_find(ss->ksyms, ips[leaf]) : NULL))
+			leaf++;
+		if (!ss->ksyms)
+			leaf = 0;
+	}
+	f = open_memstream(&s, &len);
+	if (!f)
+		return NULL;
+	for (int i = n - 1; i >= leaf; i--) {
+		const char *sym = NULL;
+
+		if (!user)
+			sym = ss->ksyms ? ksyms_name_of(ss->ksyms, ips[i]) : NULL;
+		else if (p && p->syms && (proc_syms_resolve(p->syms, ips[i], name, sizeof(name)),
+					 true))
+			sym = name;
+		if (sym)
+			fprintf(f, "%s%s", i == n - 1 ? "" : ";", sym);
+		else
+			fprintf(f, "%s0x%llx", i == n - 1 ? "" : ";", ips[i]);
+	}
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+const char *stack_syms_label(struct stack_syms *ss, int id, bool user, pid_t pid,
+			     bool *truncated)
+{
+	unsigned int h = ((unsigned int)id * 2654435761u ^ (unsigned int)pid * 40503u ^ user) %
+			 LABEL_BUCKETS;
+	struct label *l;
+	bool trunc = false;
+
+	if (truncated)
+		*truncated = false;
+	if (id == STACK_NONE)
+		return "";
+	if (id == -EEXIST)
+		return "[lost stack: collision]";
+	if (id == -ENOMEM)
+		return "[lost stack: map full]";
+	if (id < 0)
+		return "[lost stack]";
+	if (!user)
+		pid = 0;
+	for (l = ss->labels[h]; l; l = l->next) {
+		if (l->id == id && l->user == user && l->pid == pid) {
+			if (truncated)
+				*truncated = l->truncated;
+			return l->text;
+		}
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return "[lost stack: out of memory]";
+	l->text = format_stack(ss, id, user, pid, &trunc);
+	if (!l->text) {
+		free(l);
+		return "[lost stack: out of memory]";
+	}
+	l->id = id;
+	l->user = user;
+	l->pid = pid;
+	l->truncated = trunc;
+	l->next = ss->labels[h];
+	ss->labels[h] = l;
+	if (truncated)
+		*truncated = trunc;
+	return l->text;
+}
+
+/* ---- the stack commands ------------------------------------------------ */
+
+static const char *const field_names[NR_STACK_FIELDS] = {
+	[SF_COMM] = "comm", [SF_PID] = "pid", [SF_TID] = "tid",
+	[SF_KSTACK] = "kstack", [SF_USTACK] = "ustack",
+	[SF_WAKER_COMM] = "waker_comm", [SF_WAKER_PID] = "waker_pid",
+	[SF_WAKER_TID] = "waker_tid", [SF_WAKER_KSTACK] = "waker_kstack",
+	[SF_WAKER_USTACK] = "waker_ustack",
+};
+
+static const char *const drop_names[NR_SDROPS] = {
+	[SDROP_COLLISION] = "stack_collision",
+	[SDROP_MAP_FULL] = "stack_map_full",
+	[SDROP_GROUP_FULL] = "group_table_full",
+	[SDROP_STORAGE] = "storage_failed",
+};
+
+int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *dflt,
+		   unsigned int allowed, size_t value_size)
+{
+	char names[M_MAX_BY][64], list[256] = "";
+	int n;
+
+	n = name_list_parse(o->by ? o->by : dflt, names, M_MAX_BY, "--by");
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		int f = 0;
+
+		while (f < NR_STACK_FIELDS && strcmp(names[i], field_names[f]))
+			f++;
+		if (f == NR_STACK_FIELDS || !(allowed & SF_BIT(f))) {
+			for (f = 0; f < NR_STACK_FIELDS; f++)
+				if (allowed & SF_BIT(f))
+					snprintf(list + strlen(list), sizeof(list) - strlen(list),
+						 "%s%s", list[0] ? ", " : "", field_names[f]);
+			kd_err("bad --by '%s': expected %s", names[i], list);
+			return -EINVAL;
+		}
+		sc->by[i] = f;
+		sc->fields |= SF_BIT(f);
+		snprintf(sc->header.by[i], sizeof(sc->header.by[i]), "%s", names[i]);
+	}
+	sc->nby = sc->header.nby = n;
+	sc->value_size = value_size;
+	sc->ncpu = libbpf_num_possible_cpus();
+	if (sc->ncpu <= 0)
+		return -ENODEV;
+	sc->buf = calloc(sc->ncpu, value_size);
+	return sc->buf ? 0 : -ENOMEM;
+}
+
+void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct stack_cfg *c)
+{
+	c->fields = sc->fields;
+	c->filter_tgid = o->pid;
+	c->filter_tid = o->tid;
+	c->filter_cgroup = o->cgroup_id;
+	if (o->comm[0]) {
+		c->filter_comm_on = 1;
+		memcpy(c->filter_comm, o->comm, sizeof(c->filter_comm));
+	}
+}
+
+int stack_cmd_start(struct stack_cmd *sc, int groups_fd, int drops_fd, int stacks_fd)
+{
+	size_t offs[2];
+	int n = 0;
+
+	sc->groups_fd = groups_fd;
+	sc->drops_fd = drops_fd;
+	sc->syms = stack_syms_new(stacks_fd);
+	if (!sc->syms)
+		return -ENOMEM;
+	if (sc->fields & SF_BIT(SF_USTACK))
+		offs[n++] = offsetof(struct stack_key, who.pid);
+	if (sc->fields & SF_BIT(SF_WAKER_USTACK))
+		offs[n++] = offsetof(struct stack_key, waker.pid);
+	return n ? stack_syms_watch(sc->syms, groups_fd, sizeof(struct stack_key), offs, n) : 0;
+}
+
+static char *field_label(struct stack_cmd *sc, enum stack_field f, const struct stack_key *k,
+			 bool *truncated)
+{
+	const struct stack_who *w = f >= SF_WAKER_COMM ? &k->waker : &k->who;
+	char buf[32];
+
+	*truncated = false;
+	switch (f >= SF_WAKER_COMM ? f - SF_WAKER_COMM : f) {
+	case SF_COMM:
+		/* a block without sched_waking: preempted, or traced mid-sleep */
+		if (!w->comm[0] && f == SF_WAKER_COMM)
+			return strdup("[no waker]");
+		return strndup(w->comm, sizeof(w->comm));
+	case SF_PID:
+	case SF_TID:
+		snprintf(buf, sizeof(buf), "%u", f == SF_PID || f == SF_WAKER_PID ? w->pid : w->tid);
+		return strdup(buf);
+	case SF_KSTACK:
+		return strdup(stack_syms_label(sc->syms, w->kstack, false, 0, truncated));
+	default:
+		return strdup(stack_syms_label(sc->syms, w->ustack, true, w->pid, truncated));
+	}
+}
+
+/* Per-CPU values of one key, summed into a histogram. */
+static int read_value(struct stack_cmd *sc, const struct stack_key *k, struct hist *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(sc->groups_fd, k, sc->buf))
+		return -errno;
+	for (int c = 0; c < sc->ncpu; c++) {
+		if (sc->value_size == sizeof(hist_u64)) {
+			hist_u64 n = ((hist_u64 *)sc->buf)[c];
+
+			/* n samples of value 1 */
+			sum->count += n;
+			sum->sum += n;
+			sum->sumsq_lo += n;
+			sum->slots[hist_index(1)] += n;
+		} else {
+			hist_merge(sum, (struct hist *)sc->buf + c);
+		}
+	}
+	if (sc->value_size == sizeof(hist_u64) && sum->count)
+		sum->min = sum->max = 1;
+	return 0;
+}
+
+int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
+{
+	struct stack_key k, next, *cur = NULL;
+	hist_u64 *cnt = sc->buf, truncated = 0;
+	struct m_group *g;
+
+	measurement_copy_header(m, &sc->header);
+	for (unsigned int d = 0; d < NR_SDROPS; d++) {
+		hist_u64 total = 0;
+
+		if (bpf_map_lookup_elem(sc->drops_fd, &d, cnt))
+			return -errno;
+		for (int c = 0; c < sc->ncpu; c++)
+			total += cnt[c];
+		measurement_add_drop(m, drop_names[d], total);
+	}
+	while (!bpf_map_get_next_key(sc->groups_fd, cur, &next)) {
+		struct hist h;
+		bool trunc = false;
+
+		k = next;
+		cur = &k;
+		if (read_value(sc, &k, &h) || !h.count)
+			continue;
+		g = measurement_group(m, &k, sizeof(k));
+		if (!g)
+			return -ENOMEM;
+		g->h = h;
+		for (int i = 0; i < sc->nby; i++) {
+			bool t;
+
+			g->label[i] = field_label(sc, sc->by[i], &k, &t);
+			if (!g->label[i])
+				return -ENOMEM;
+			trunc |= t;
+		}
+		if (trunc)
+			truncated += h.count;
+	}
+	/* not lost, but cut at STACK_DEPTH frames: counted with the losses so
+	 * that no view hides it */
+	measurement_add_drop(m, "stack_truncated", truncated);
+	return 0;
+}
+
+void stack_cmd_cleanup(struct stack_cmd *sc)
+{
+	stack_syms_free(sc->syms);
+	measurement_clear(&sc->header);
+	free(sc->buf);
+	sc->syms = NULL;
+	sc->buf = NULL;
+}

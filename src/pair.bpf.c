@@ -191,6 +191,8 @@ static __always_inline void read_group(void *ctx, struct group_key *g, int src,
 			bpf_probe_read_kernel_str(g->str, sizeof(g->str), ctx + s->off);
 		else
 			g->v[i] = start_val(ctx, s, src, t);
+		if (s->kind == VAL_USTACK)
+			g->tgid = bpf_get_current_pid_tgid() >> 32;
 	}
 }
 

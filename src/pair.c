@@ -9,11 +9,13 @@
 #include "pair_cmd.h"
 #include "kdist.h"
 #include "spec.h"
+#include "stacks.h"
 #include "syms.h"
 #include "tracefs.h"
 #include "util.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ struct pair {
 	int nby;
 	struct by_name by[PAIR_MAX_BY];
 	struct ksyms *ksyms;
+	struct stack_syms *syms;	/* --by kstack, ustack */
 	struct measurement header;
 	int ncpu;
 	void *buf;		/* one per-CPU value */
@@ -405,6 +408,21 @@ static struct bpf_program *side_prog(struct pair *p, int side)
 	return progs[p->src[side]][side];
 }
 
+/* Stack labels; user stacks need their process's maps while it lives. */
+static int watch_stacks(struct pair *p)
+{
+	size_t tgid = offsetof(struct group_key, tgid);
+
+	p->syms = stack_syms_new(bpf_map__fd(p->skel->maps.stacks));
+	if (!p->syms)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < p->cfg.nby; i++)
+		if (p->cfg.by[i].kind == VAL_USTACK)
+			return stack_syms_watch(p->syms, bpf_map__fd(p->skel->maps.hist_groups),
+						sizeof(struct group_key), &tgid, 1);
+	return 0;
+}
+
 static int load(struct pair *p, struct options *o)
 {
 	struct bpf_program *prog;
@@ -446,6 +464,8 @@ static int load(struct pair *p, struct options *o)
 		       strerror(-err));
 		return err;
 	}
+	if (need_stacks)
+		return watch_stacks(p);
 	return 0;
 }
 
@@ -553,7 +573,7 @@ int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
 	if (err)
 		return err;
 	for (int i = 0; i < p->nby; i++) {
-		if (p->by[i].ksym || p->cfg.by[i].kind == VAL_KSTACK) {
+		if (p->by[i].ksym) {
 			p->ksyms = ksyms_load();
 			if (!p->ksyms) {
 				kd_err("failed to read /proc/kallsyms");
@@ -598,36 +618,6 @@ int pair_attach(struct session *s)
 	return 0;
 }
 
-static void format_stack(struct pair *p, unsigned long long id, bool user, char **out)
-{
-	__u64 ips[127];
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f;
-	int n = 0;
-
-	if (id == ~0ULL || bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stacks), &(__u32){ id }, ips)) {
-		*out = strdup("[lost stack]");
-		return;
-	}
-	f = open_memstream(&s, &len);
-	if (!f)
-		return;
-	while (n < 127 && ips[n])
-		n++;
-	/* root first, as folded stacks have them */
-	for (int i = n - 1; i >= 0; i--) {
-		const char *name = user ? NULL : ksyms_name_of(p->ksyms, ips[i]);
-
-		if (name)
-			fprintf(f, "%s%s", i == n - 1 ? "" : ";", name);
-		else
-			fprintf(f, "%s0x%llx", i == n - 1 ? "" : ";", (unsigned long long)ips[i]);
-	}
-	fclose(f);
-	*out = s;
-}
-
 static void format_label(struct pair *p, int i, const struct group_key *g, char **out)
 {
 	const struct val_src *v = &p->cfg.by[i];
@@ -641,7 +631,8 @@ static void format_label(struct pair *p, int i, const struct group_key *g, char 
 		return;
 	case VAL_KSTACK:
 	case VAL_USTACK:
-		format_stack(p, x, v->kind == VAL_USTACK, out);
+		*out = strdup(x == ~0ULL ? "[lost stack]" :
+			      stack_syms_label(p->syms, x, v->kind == VAL_USTACK, g->tgid, NULL));
 		return;
 	default:
 		break;
@@ -730,6 +721,7 @@ void pair_cleanup(struct session *s)
 	for (int side = 0; side < 2; side++)
 		bpf_link__destroy(p->link[side]);
 	pair_bpf__destroy(p->skel);
+	stack_syms_free(p->syms);
 	ksyms_free(p->ksyms);
 	measurement_clear(&p->header);
 	free(p->buf);

@@ -87,6 +87,7 @@ enum cond_op {
 struct group_key {
 	unsigned long long v[PAIR_MAX_BY];
 	char str[PAIR_STR_LEN];
+	unsigned int tgid;	/* with ustack: the process to symbolize it in */
 };
 
 struct match_key {

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/* waker N MS: a thread "waker" sleeps MS ms and then wakes a thread
+ * "wakee" blocked in read(2) on a pipe, N times: the wakee spends about
+ * N * MS ms off CPU, each time woken from waker_loop() (through poke(),
+ * which keeps waker_loop visible to frame-pointer unwinding across the
+ * libc write wrapper). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fds[2];
+static long n, ms;
+
+__attribute__((noinline)) void poke(void)
+{
+	char c = 'x';
+
+	if (write(fds[1], &c, 1) != 1)
+		exit(1);
+}
+
+__attribute__((noinline)) void *waker_loop(void *arg)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	pthread_setname_np(pthread_self(), "waker");
+	for (long i = 0; i < n; i++) {
+		syscall(SYS_nanosleep, &ts, NULL);
+		poke();
+	}
+	return arg;
+}
+
+__attribute__((noinline)) void *wakee_loop(void *arg)
+{
+	char c;
+
+	pthread_setname_np(pthread_self(), "wakee");
+	for (long i = 0; i < n; i++)
+		if (read(fds[0], &c, 1) != 1)
+			exit(1);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t a, b;
+
+	if (argc < 3 || pipe(fds))
+		return 2;
+	n = atol(argv[1]);
+	ms = atol(argv[2]);
+	pthread_create(&b, NULL, wakee_loop, NULL);
+	pthread_create(&a, NULL, waker_loop, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return 0;
+}

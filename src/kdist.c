@@ -298,7 +298,7 @@ static int emit(struct session *s, FILE *out, struct measurement *prev, int inte
 		kd_err("failed to write output: %s", strerror(-err));
 	measurement_clear(prev);
 	*prev = cur;
-	cur.groups = NULL;
+	memset(&cur, 0, sizeof(cur));
 	*t_prev = t;
 out:
 	measurement_clear(&cur);

@@ -1,0 +1,217 @@
+# kdist pair on the host kernel, against workloads with known truth.
+# shellcheck shell=bash
+
+NS_ENTER=syscalls:sys_enter_nanosleep
+NS_EXIT=syscalls:sys_exit_nanosleep
+
+test_pair_nanosleep_count_and_p50() {
+	"$KDIST" pair $NS_ENTER $NS_EXIT -o json -- "$WL/sleeper" 40 10 >"$TMP/ns.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local count p50
+	count=$(json "$TMP/ns.json" 'd["groups"][0]["count"]')
+	p50=$(json "$TMP/ns.json" 'd["groups"][0]["p50"]')
+	[ "$count" = 40 ] || { fail "count $count, expected 40"; return; }
+	within "$p50" 10000000 10 || { fail "p50 ${p50}ns not within 10% of 10ms"; return; }
+	pass "count 40, p50 ${p50}ns"
+}
+
+test_pair_raw_tracepoint_by_thread() {
+	# no record field read: attached as raw tracepoints, matched in task storage
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit -o json -- "$WL/sleeper" 30 5 \
+		>"$TMP/raw.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local attach n5
+	attach=$(json "$TMP/raw.json" 'd["events"][0]["attach"]')
+	[ "$attach" = raw_tracepoint ] || { fail "attached as $attach"; return; }
+	# exactly 30 syscalls of the workload sleep ~5 ms; none of its others do
+	n5=$(json "$TMP/raw.json" 'sum(b[2] for b in d["groups"][0]["buckets"] if 4.5e6 <= b[0] <= 6e6)')
+	[ "$n5" = 30 ] || { fail "$n5 syscalls around 5 ms, expected 30"; return; }
+	pass "30 of 30 sleeps in the 5 ms buckets"
+}
+
+test_pair_field_key_across_threads() {
+	# the wakee's pid at sched_wakeup, matched to next_pid at sched_switch;
+	# --by comm is sched_wakeup's own comm field: the wakee's name
+	"$KDIST" pair sched:sched_wakeup sched:sched_switch --key pid=next_pid --by comm -o json \
+		-- "$WL/pingpong" 500 200 >"$TMP/wk.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local count
+	count=$(json "$TMP/wk.json" 'sum(g["count"] for g in d["groups"] if g["by"]["comm"] == "pingpong")')
+	# 2x500 pipe wakeups of a sleeping thread, woken by the workload; the
+	# 2x500 timer wakeups run in interrupts of other tasks: filters select
+	# the task current at START, so those are not the workload's
+	python3 -c "import sys; sys.exit(not 970 <= $count <= 1000)" ||
+		{ fail "$count wakeup->switch pairs for pingpong, expected 1000"; return; }
+	[ "$(json "$TMP/wk.json" 'd["key"]')" = pid=next_pid ] || { fail "key not recorded"; return; }
+	pass "$count of 1000 pairs matched by pid=next_pid"
+}
+
+test_pair_uprobe_uretprobe() {
+	local bin=$WL/calltree
+	"$KDIST" pair "u:$bin:leaf" "ur:$bin:leaf" -o json -- "$bin" 5 >"$TMP/u.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local count p50 attach
+	count=$(json "$TMP/u.json" 'd["groups"][0]["count"]')
+	p50=$(json "$TMP/u.json" 'd["groups"][0]["p50"]')
+	attach=$(json "$TMP/u.json" 'd["events"][1]["attach"]')
+	[ "$count" = 30 ] || { fail "count $count, expected 30 (5 x 6 leaf calls)"; return; }
+	within "$p50" 1050000 10 || { fail "p50 ${p50}ns, expected ~1.05 ms"; return; }
+	[ "$attach" = uretprobe ] || { fail "END attached as $attach"; return; }
+	pass "30 calls of leaf, p50 ${p50}ns"
+}
+
+test_pair_workload_traced_alone() {
+	# a noisy neighbour doing the same syscalls must not be counted
+	"$WL/sleeper" 400 1 & local noise=$!
+	"$KDIST" pair $NS_ENTER $NS_EXIT -o json -c "$WL/sleeper 20 5" >"$TMP/alone.json" 2>"$TMP/err"
+	local rc=$?
+	kill $noise 2>/dev/null; wait $noise 2>/dev/null
+	[ $rc = 0 ] || { fail "exit $rc: $(cat "$TMP/err")"; return; }
+	local count
+	count=$(json "$TMP/alone.json" 'd["groups"][0]["count"]')
+	[ "$count" = 20 ] || { fail "count $count, expected exactly the workload's 20"; return; }
+	pass "20 of the workload, none of the neighbour's"
+}
+
+test_pair_children_traced() {
+	# -c runs a shell; the sleepers are its children
+	"$KDIST" pair $NS_ENTER $NS_EXIT -o json -c "$WL/sleeper 5 2; $WL/sleeper 7 2" \
+		>"$TMP/kids.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local count
+	count=$(json "$TMP/kids.json" 'd["groups"][0]["count"]')
+	[ "$count" = 12 ] || { fail "count $count, expected 12"; return; }
+	pass "12 nanosleeps from two children"
+}
+
+test_pair_intervals_add_up() {
+	"$KDIST" pair $NS_ENTER $NS_EXIT -i 0.25 -o json -- "$WL/sleeper" 40 20 \
+		>"$TMP/iv.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local n total
+	n=$(json "$TMP/iv.json" 'len(docs)')
+	total=$(json "$TMP/iv.json" 'sum(g["count"] for x in docs for g in x["groups"])')
+	[ "$n" -ge 3 ] || { fail "only $n intervals"; return; }
+	[ "$total" = 40 ] || { fail "intervals sum to $total, expected 40"; return; }
+	[ "$(json "$TMP/iv.json" '[x["interval"] for x in docs] == list(range(1, len(docs) + 1))')" = True ] ||
+		{ fail "intervals not numbered 1..$n"; return; }
+	pass "$n intervals summing to 40"
+}
+
+test_pair_interval_count_stops() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$KDIST" pair $NS_ENTER $NS_EXIT -i 0.2 -n 3 -o json >"$TMP/n.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	t1=$(date +%s%N)
+	[ "$(json "$TMP/n.json" 'len(docs)')" = 3 ] || { fail "not 3 intervals"; return; }
+	[ $(((t1 - t0) / 1000000)) -lt 3000 ] || { fail "took $(((t1 - t0) / 1000000)) ms"; return; }
+	pass "3 intervals then exit"
+}
+
+test_pair_by_field_ksym() {
+	# timer expiry grouped by the callback's symbol: tracepoint field + ksym
+	"$KDIST" pair timer:hrtimer_expire_entry timer:hrtimer_expire_exit --key hrtimer \
+		--by function:ksym -d 1 -o json >"$TMP/ks.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local names
+	names=$(json "$TMP/ks.json" '",".join(sorted(g["by"]["function:ksym"] for g in d["groups"]))')
+	[[ $names == *tick_nohz_handler* || $names == *tick_sched_timer* || $names == *hrtimer_wakeup* ]] ||
+		{ fail "no known timer callback among: $names"; return; }
+	pass "callbacks: ${names:0:80}"
+}
+
+test_pair_csv_and_text() {
+	"$KDIST" pair $NS_ENTER $NS_EXIT -o csv -- "$WL/sleeper" 10 2 >"$TMP/p.csv" 2>"$TMP/err" ||
+		{ fail "csv exit $?"; return; }
+	python3 - "$TMP/p.csv" <<'PY' || { fail "csv: $(cat "$TMP/p.csv")"; return; }
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1 and rows[0]["count"] == "10" and rows[0]["unit"] == "ns", rows
+PY
+	"$KDIST" pair $NS_ENTER $NS_EXIT -- "$WL/sleeper" 10 2 >"$TMP/p.txt" 2>"$TMP/err" ||
+		{ fail "text exit $?"; return; }
+	grep -q 'count 10 ' "$TMP/p.txt" && grep -q 'msecs' "$TMP/p.txt" && grep -q '^lost: 0' "$TMP/p.txt" ||
+		{ fail "text: $(cat "$TMP/p.txt")"; return; }
+	pass
+}
+
+test_pair_bpftrace_cross_check() {
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
+	local comm=kdxsleep
+	cp "$WL/sleeper" "$TMP/$comm"
+	bpftrace -e "tracepoint:syscalls:sys_exit_nanosleep /comm == \"$comm\"/ { @n = count(); }" \
+		>"$TMP/bt.out" 2>&1 & local bt=$!
+	"$KDIST" pair $NS_ENTER $NS_EXIT --comm $comm -d 20 -o json >"$TMP/cc.json" 2>"$TMP/err" & local kd=$!
+	# start the workload only once both are attached
+	for _ in $(seq 100); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.1; done
+	sleep 0.5
+	"$TMP/$comm" 77 3
+	sleep 0.3
+	kill -INT $bt $kd; wait $bt $kd
+	local bc kc
+	bc=$(grep -oE '@n: [0-9]+' "$TMP/bt.out" | awk '{print $2}')
+	kc=$(json "$TMP/cc.json" 'd["groups"][0]["count"]')
+	[ "$bc" = 77 ] && [ "$kc" = 77 ] || { fail "bpftrace $bc, kdist $kc, expected 77"; return; }
+	pass "bpftrace 77 = kdist 77"
+}
+
+# --- bad input: one line on stderr, non-zero exit, nothing left behind ---
+
+expect_error() {
+	local what=$1 pattern=$2; shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	local rc=$?
+	if [ $rc = 0 ]; then fail "$what: exit 0"; return 1; fi
+	if [ "$(wc -l <"$TMP/err")" != 1 ] || ! grep -qE "^kdist: .*$pattern" "$TMP/err"; then
+		fail "$what: stderr: $(cat "$TMP/err")"; return 1
+	fi
+	return 0
+}
+
+test_bad_input() {
+	local ok=1
+	expect_error "unknown event" "unknown event 'sched:no_such'" \
+		"$KDIST" pair sched:no_such sched:sched_switch -d 1 || ok=0
+	expect_error "unknown field" "unknown field 'nope'" \
+		"$KDIST" pair sched:sched_wakeup sched:sched_switch --key nope -d 1 || ok=0
+	expect_error "field on one side only" "unknown field 'prev_pid' of START" \
+		"$KDIST" pair sched:sched_wakeup sched:sched_switch --key prev_pid -d 1 || ok=0
+	expect_error "bad syntax" "bad event" "$KDIST" pair nosuchthing sched:sched_switch || ok=0
+	expect_error "bad key syntax" "bad --key" \
+		"$KDIST" pair sched:sched_wakeup sched:sched_switch --key 'pid=' || ok=0
+	expect_error "missing END" "expected START END" "$KDIST" pair sched:sched_wakeup || ok=0
+	expect_error "unknown command" "unknown command" "$KDIST" frobnicate || ok=0
+	expect_error "unknown option" "unknown option" "$KDIST" pair a:b c:d --frob || ok=0
+	expect_error "no kprobes or bad symbol" "failed to attach|no kprobes" \
+		"$KDIST" pair k:vfs_read kr:vfs_read -d 1 || ok=0
+	expect_error "missing uprobe symbol" "failed to attach" \
+		"$KDIST" pair "u:$WL/calltree:no_such_fn" "ur:$WL/calltree:leaf" -d 1 || ok=0
+	expect_error "missing binary" "failed to find" \
+		"$KDIST" pair u:/no/such/bin:f ur:/no/such/bin:f -d 1 || ok=0
+	expect_error "retval on entry" "not a return event" \
+		"$KDIST" pair "u:$WL/calltree:leaf" "u:$WL/calltree:middle" --by retval -d 1 || ok=0
+	expect_error "not root" "needs root" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$KDIST" pair $NS_ENTER $NS_EXIT -d 1 || ok=0
+	no_leftovers || { fail "probes left after failed runs"; ok=0; }
+	[ $ok = 1 ] && pass "13 bad inputs rejected with one line each"
+}
+
+test_no_leftovers_after_exit_and_signals() {
+	local sig ok=1 rc pid
+	"$KDIST" pair $NS_ENTER $NS_EXIT -d 0.3 >/dev/null 2>&1 & pid=$!
+	wait $pid || { fail "normal run failed"; return; }
+	no_leftovers || { fail "left over after normal exit"; ok=0; }
+	for sig in INT TERM; do
+		"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit >"$TMP/sig.out" 2>&1 &
+		pid=$!
+		sleep 1
+		[ "$(bpf_leftovers $pid)" -gt 0 ] || { fail "nothing attached while running"; ok=0; }
+		kill -$sig $pid; wait $pid; rc=$?
+		[ $rc = 0 ] || { fail "SIG$sig: exit $rc"; ok=0; }
+		grep -q '^count ' "$TMP/sig.out" || { fail "SIG$sig: no result printed"; ok=0; }
+		no_leftovers || { fail "left over after SIG$sig"; ok=0; }
+	done
+	# SIGKILL: the kernel drops links and programs with their last fd
+	"$KDIST" pair "u:$WL/calltree:leaf" "ur:$WL/calltree:leaf" >/dev/null 2>&1 &
+	pid=$!; sleep 1; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.2
+	no_leftovers || { fail "left over after SIGKILL"; ok=0; }
+	[ $ok = 1 ] && pass "clean after exit, SIGINT, SIGTERM, SIGKILL"
+}

@@ -1,0 +1,19 @@
+#!/bin/bash
+# Run every unit test binary (no root needed); sum their closing lines.
+cd "$(dirname "$0")/.." || exit 1
+p=0 f=0 s=0
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	echo "== $t"
+	out=$("$t" 2>&1); rc=$?
+	echo "$out"
+	line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
+	if [ -z "$line" ]; then
+		echo "FAIL $t: no closing line (exit $rc)"; f=$((f + 1)); continue
+	fi
+	read -r tp _ tf _ ts _ <<<"$(echo "$line" | tr -d ',')"
+	p=$((p + tp)) f=$((f + tf)) s=$((s + ${ts:-0}))
+	[ $rc -ne 0 ] && [ "$tf" -eq 0 ] && { echo "FAIL $t: exit $rc"; f=$((f + 1)); }
+done
+echo "unit: $p passed, $f failed, $s skipped"
+[ $f -eq 0 ]

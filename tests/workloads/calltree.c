@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* calltree N: a known call tree for user-function tests.  Per iteration:
+ *   outer -> middle x2 -> leaf x3 each (leaf sleeps 1 ms)
+ *   outer -> recurse(4) -> recurse(3) ... -> recurse(0) (each spins ~0.2 ms)
+ * so per iteration: outer 1, middle 2, leaf 6, recurse 5 calls. */
+#include <stdlib.h>
+#include <time.h>
+
+volatile unsigned long sink;
+
+static void spin_us(long us)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		sink++;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+__attribute__((noinline)) void leaf(void)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+__attribute__((noinline)) void middle(void)
+{
+	for (int i = 0; i < 3; i++)
+		leaf();
+}
+
+__attribute__((noinline)) void recurse(int depth)
+{
+	spin_us(200);
+	if (depth > 0)
+		recurse(depth - 1);
+	sink++;	/* not a tail call */
+}
+
+__attribute__((noinline)) void outer(void)
+{
+	middle();
+	middle();
+	recurse(4);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 10;
+
+	for (int i = 0; i < n; i++)
+		outer();
+	return 0;
+}

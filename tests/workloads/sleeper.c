@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sleeper N MS [THREADS]: exactly N nanosleep(2) calls of MS milliseconds
+ * per thread, through the nanosleep syscall itself (glibc's nanosleep()
+ * uses clock_nanosleep). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static long n, ms;
+
+static void *run(void *arg)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	for (long i = 0; i < n; i++)
+		syscall(SYS_nanosleep, &ts, NULL);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 3 ? atoi(argv[3]) : 1;
+	pthread_t t[64];
+
+	if (argc < 3 || threads < 1 || threads > 64)
+		return 2;
+	n = atol(argv[1]);
+	ms = atol(argv[2]);
+	for (int i = 1; i < threads; i++)
+		pthread_create(&t[i], NULL, run, NULL);
+	run(NULL);
+	for (int i = 1; i < threads; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/* syserr N M: N getppid(2) calls and M failing access(2) calls (ENOENT). */
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000, m = argc > 2 ? atol(argv[2]) : 100;
+
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	for (long i = 0; i < m; i++)
+		syscall(SYS_access, "/nonexistent/kdist", F_OK);
+	return 0;
+}

@@ -1,0 +1,184 @@
+# Stack commands (profile, offcpu, wakeup) and pair --by kstack/ustack on the
+# running kernel, against workloads with known truth.
+# shellcheck shell=bash
+
+# folded_sum FILE REGEX: total weight of the folded lines matching REGEX.
+folded_sum() {
+	python3 -c '
+import re, sys
+t = 0
+for line in open(sys.argv[1]):
+    path, _, v = line.rstrip("\n").rpartition(" ")
+    if re.search(sys.argv[2], path):
+        t += int(v)
+print(t)' "$1" "$2"
+}
+
+# run_stacks NAME ARGS...: kdist ARGS into $TMP/NAME, its stderr in
+# $TMP/NAME.err; false (with the test failed or skipped) when it failed.
+run_stacks() {
+	local name=$1
+	shift
+	if ! "$KDIST" "$@" >"$TMP/$name" 2>"$TMP/$name.err"; then
+		if grep -q "failed to open the cpu-clock event" "$TMP/$name.err"; then
+			skip "no perf_event sampling here: $(head -1 "$TMP/$name.err")"
+		else
+			fail "kdist $1 exited non-zero: $(head -3 "$TMP/$name.err")"
+		fi
+		return 1
+	fi
+}
+
+test_stacks_profile_hotspots_ratio() {
+	# hotspots 500: 1.5 s in hot_three, 0.5 s in hot_one, on one CPU
+	run_stacks prof.folded profile -F 999 -o folded -- "$WL/hotspots" 500 || return
+	local three one all share
+	three=$(folded_sum "$TMP/prof.folded" '(^|;)hot_three(;|$)')
+	one=$(folded_sum "$TMP/prof.folded" '(^|;)hot_one(;|$)')
+	all=$(folded_sum "$TMP/prof.folded" '^hotspots;')
+	share=$(python3 -c "print(round($three / max($three + $one, 1), 3))")
+	within "$share" 0.75 10 || { fail "hot_three has $share of the samples, expected 0.75 (3:1)"; return; }
+	# 999 Hz over 2 s of CPU time
+	within "$all" 1998 15 || { fail "$all samples of the workload, expected ~1998"; return; }
+	pass "hot_three $three, hot_one $one samples: share $share (truth 0.75), $all samples in all"
+}
+
+test_stacks_profile_text_top_and_drops() {
+	# --max-groups 1: one stack is kept, the others are counted as lost
+	run_stacks prof.json profile -F 499 --max-groups 1 -o json -- "$WL/hotspots" 250 || return
+	local kept full
+	kept=$(json "$TMP/prof.json" 'sum(g["count"] for g in d["groups"])')
+	full=$(json "$TMP/prof.json" 'd["drops"]["group_table_full"]')
+	json "$TMP/prof.json" 'd["drops"]["stack_collision"], d["drops"]["stack_map_full"], d["drops"]["stack_truncated"]' >/dev/null ||
+		{ fail "stack loss counters missing from the JSON drops"; return; }
+	within $((kept + full)) 499 15 || { fail "$kept kept + $full lost samples, expected ~499 (1 s at 499 Hz)"; return; }
+	[ "$full" -gt 0 ] || { fail "a full group table lost nothing"; return; }
+	run_stacks prof.txt profile -F 499 --top 2 -- "$WL/hotspots" 250 || return
+	local first
+	first=$(awk '/^#1 /{getline; print $1}' "$TMP/prof.txt")
+	[ "$first" = hot_three ] || { fail "top stack's leaf is '$first', expected hot_three"; return; }
+	grep -q '^#2 ' "$TMP/prof.txt" && ! grep -q '^#3 ' "$TMP/prof.txt" ||
+		{ fail "--top 2 did not show exactly 2 stacks"; return; }
+	grep -q '^lost: .*stack_truncated' "$TMP/prof.txt" || { fail "text view shows no loss line"; return; }
+	pass "top stack ends in hot_three; $kept kept + $full lost samples with one group slot"
+}
+
+test_stacks_offcpu_nanosleep() {
+	# sleeper 20 50: 1 s asleep in nanosleep(2)
+	run_stacks off.folded offcpu -o folded -- "$WL/sleeper" 20 50 || return
+	local ns total
+	ns=$(folded_sum "$TMP/off.folded" '__x64_sys_nanosleep;hrtimer_nanosleep;do_nanosleep;.*schedule$')
+	total=$(folded_sum "$TMP/off.folded" '.')
+	within "$ns" 1000000000 5 || { fail "${ns} ns off CPU in nanosleep, expected 1e9 (within 5%)"; return; }
+	# the folded lines parse back to their total; the sleeps are nearly all of it
+	python3 -c "import sys; sys.exit(not $ns <= $total <= $ns * 1.05)" ||
+		{ fail "folded total $total vs nanosleep path $ns"; return; }
+	pass "${ns} ns in the nanosleep path (truth 1e9), folded total $total"
+}
+
+test_stacks_offcpu_state_and_length_filters() {
+	# nanosleep sleeps in S: none in D; all 50 ms blocks between 40 and 60 ms
+	run_stacks offD.folded offcpu --state D -o folded -- "$WL/sleeper" 10 50 || return
+	run_stacks offS.json offcpu --state S --min-us 40000 --max-us 60000 -o json \
+		-- "$WL/sleeper" 10 50 || return
+	local d n sum
+	d=$(folded_sum "$TMP/offD.folded" 'do_nanosleep')
+	n=$(json "$TMP/offS.json" 'sum(g["count"] for g in d["groups"])')
+	sum=$(json "$TMP/offS.json" 'sum(g["sum"] for g in d["groups"])')
+	[ "$d" = 0 ] || { fail "${d} ns of nanosleep counted as D"; return; }
+	[ "$n" = 10 ] || { fail "$n blocks of 40-60 ms in S, expected 10"; return; }
+	within "$sum" 500000000 5 || { fail "${sum} ns in them, expected 5e8"; return; }
+	pass "D: 0 ns; S, 40-60 ms: $n blocks, ${sum} ns (truth 10, 5e8)"
+}
+
+test_stacks_wakeup_names_waker() {
+	# waker 100 10: the wakee waits 100 x ~10 ms, woken from waker_loop()
+	run_stacks wk.folded wakeup -o folded -- "$WL/waker" 100 10 || return
+	local by_waker
+	by_waker=$(folded_sum "$TMP/wk.folded" '^wakee;waker;.*waker_loop;.*try_to_wake_up$')
+	within "$by_waker" 1000000000 10 ||
+		{ fail "${by_waker} ns of the wakee woken from waker_loop, expected ~1e9"; return; }
+	pass "${by_waker} ns of wakee off-CPU time under waker;...;waker_loop (truth ~1e9)"
+}
+
+test_stacks_pair_by_kstack_callers() {
+	# callers 50: 150 hrtimers started by nanosleep(2), 50 by clock_nanosleep(2)
+	run_stacks kst.json pair timer:hrtimer_start timer:hrtimer_expire_entry --key hrtimer \
+		--by kstack -o json -- "$WL/callers" 50 || return
+	local ns cns
+	ns=$(json "$TMP/kst.json" 'sum(g["count"] for g in d["groups"] if "__x64_sys_nanosleep;hrtimer_nanosleep;do_nanosleep;hrtimer_start_range_ns" in g["by"]["kstack"])')
+	cns=$(json "$TMP/kst.json" 'sum(g["count"] for g in d["groups"] if "__x64_sys_clock_nanosleep;" in g["by"]["kstack"] and "do_nanosleep;hrtimer_start_range_ns" in g["by"]["kstack"])')
+	[ "$ns" = 150 ] && [ "$cns" = 50 ] ||
+		{ fail "nanosleep $ns, clock_nanosleep $cns timer starts, expected 150 and 50"; return; }
+	json "$TMP/kst.json" '[g["by"]["kstack"] for g in d["groups"]]' | grep -q 'bpf_prog_\|perf_trace_\|trace_call_bpf' &&
+		{ fail "kdist's own frames left in kernel stacks"; return; }
+	pass "150 starts under __x64_sys_nanosleep, 50 under __x64_sys_clock_nanosleep"
+}
+
+test_stacks_pair_by_ustack_callers() {
+	local bin=$WL/callers
+	run_stacks ust.json pair "u:$bin:work" "ur:$bin:work" --by ustack -o json -- "$bin" 50 || return
+	local a b
+	a=$(json "$TMP/ust.json" 'sum(g["count"] for g in d["groups"] if g["by"]["ustack"].endswith(";main;caller_a;work"))')
+	b=$(json "$TMP/ust.json" 'sum(g["count"] for g in d["groups"] if g["by"]["ustack"].endswith(";main;caller_b;work"))')
+	[ "$a" = 150 ] && [ "$b" = 50 ] || { fail "caller_a $a, caller_b $b calls, expected 150 and 50"; return; }
+	pass "work() from caller_a 150, from caller_b 50, symbolized after the workload exited"
+}
+
+# png_colours FILE: number of distinct RGB(A) pixels of a PNG (8-bit).
+png_colours() {
+	python3 -c '
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+assert depth == 8 and ctype in (2, 6)
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, colours, i = bytearray(stride), set(), 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b = prev[x]
+        c = prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    colours.update(bytes(line[x:x + bpp]) for x in range(0, stride, bpp))
+    prev = line
+print(len(colours))' "$1"
+}
+
+test_stacks_svg_wellformed_and_drawn() {
+	run_stacks prof.svg profile -F 499 -o svg -- "$WL/hotspots" 100 || return
+	xmllint --noout "$TMP/prof.svg" 2>"$TMP/xml.err" || { fail "not well-formed: $(head -2 "$TMP/xml.err")"; return; }
+	grep -q 'hot_three' "$TMP/prof.svg" || { fail "hot_three not drawn"; return; }
+	local browser
+	browser=$(command -v chromium || command -v chromium-browser) ||
+		{ skip "SVG is well-formed; no chromium to render it (scripts/deps.sh installs it)"; return; }
+	local profile_dir
+	profile_dir=$(mktemp -d "$TMP/chromium.XXXXXX")
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$profile_dir" --screenshot="$TMP/prof.png" --window-size=1200,800 \
+		"file://$TMP/prof.svg" >/dev/null 2>&1
+	[ -s "$TMP/prof.png" ] || { fail "chromium wrote no screenshot"; return; }
+	local colours
+	colours=$(png_colours "$TMP/prof.png") || { fail "screenshot is not a readable PNG"; return; }
+	[ "$colours" -ge 50 ] || { fail "rendered with only $colours colours: blank?"; return; }
+	pass "well-formed, rendered by chromium with $colours distinct colours"
+}

@@ -110,21 +110,10 @@ static const struct m_group **sorted_groups(const struct measurement *m, const c
 	return v;
 }
 
-static double group_p50_max(const struct measurement *m)
-{
-	double best = 0;
-
-	for (int i = 0; i < m->ngroups; i++) {
-		double p = hist_quantile(&m->groups[i].h, 0.5);
-
-		if (p > best)
-			best = p;
-	}
-	return best;
-}
-
-/* Display unit and divisor for time values. */
-static const char *pick_unit(const struct measurement *m, const struct view_opts *v, double *div)
+/* Display unit and divisor for a histogram: the option, or the largest
+ * unit in which the median is at least 1. */
+static const char *pick_unit(const struct measurement *m, const struct view_opts *v,
+			     const struct hist *h, double *div)
 {
 	const char *u;
 
@@ -132,7 +121,7 @@ static const char *pick_unit(const struct measurement *m, const struct view_opts
 		*div = 1;
 		return m->value_unit ? m->value_unit : "";
 	}
-	u = v->unit ? v->unit : unit_auto(group_p50_max(m));
+	u = v->unit ? v->unit : unit_auto(hist_quantile(h, 0.5));
 	unit_parse(u, div);
 	return u;
 }
@@ -202,6 +191,49 @@ static void write_hist_text(FILE *f, const struct hist *h, const char *unit, dou
 	}
 }
 
+int linear_parse(const char *s, struct linear *l)
+{
+	char extra;
+
+	if (sscanf(s, "%lf,%lf,%lf%c", &l->min, &l->max, &l->step, &extra) != 3 || l->step <= 0 ||
+	    l->max <= l->min || (l->max - l->min) / l->step > 1000) {
+		kd_err("bad --linear '%s': expected MIN,MAX,STEP with MIN < MAX, STEP > 0, "
+		       "at most 1000 buckets", s);
+		l->step = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --linear: rows of equal width, as bpftrace's lhist prints them. */
+static void write_linear_text(FILE *f, const struct hist *h, const struct linear *l,
+			      const char *unit)
+{
+	int n = (int)ceil((l->max - l->min) / l->step);
+	hist_u64 *b = calloc(n, sizeof(*b)), below, above, peak = 0;
+
+	if (!b)
+		return;
+	hist_fold_linear(h, l->min, l->step, n, b, &below, &above);
+	for (int j = 0; j < n; j++)
+		if (b[j] > peak)
+			peak = b[j];
+	fprintf(f, "%25s : count     distribution\n", hist_unit_label(unit));
+	if (below)
+		fprintf(f, "%10s < %-12.6g : %-9llu\n", "", l->min, (unsigned long long)below);
+	for (int j = 0; j < n; j++) {
+		int stars = peak ? (int)((b[j] * 40 + peak - 1) / peak) : 0;
+
+		fprintf(f, "%10.6g -> %-10.6g : %-9llu |%-40.*s|\n", l->min + j * l->step,
+			l->min + (j + 1) * l->step - 1, (unsigned long long)b[j], stars,
+			"****************************************");
+	}
+	if (above)
+		fprintf(f, "%10s >= %-11.6g : %-9llu\n", "", l->min + n * l->step,
+			(unsigned long long)above);
+	free(b);
+}
+
 static void write_stats_text(FILE *f, const struct measurement *m, const struct hist *h)
 {
 	char s[8][32];
@@ -249,7 +281,7 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	if (vo->hist) {
 		for (int i = 0; i < n; i++) {
 			double div;
-			const char *u = pick_unit(m, vo, &div);
+			const char *u = pick_unit(m, vo, &v[i]->h, &div);
 
 			fprintf(f, "\n%s\n", v[i]->label[0]);
 			write_hist_text(f, &v[i]->h, u, div);
@@ -262,9 +294,6 @@ int stackview_write_top(FILE *f, const struct measurement *m, int n);
 static void write_text(FILE *f, const struct measurement *m, const struct view_opts *vo,
 		       const struct m_group **v, int n)
 {
-	double div;
-	const char *unit = pick_unit(m, vo, &div);
-
 	if (m->interval)
 		fprintf(f, "\n[interval %d, %.2f s] %s\n", m->interval, m->duration_s, m->title);
 	else
@@ -279,12 +308,18 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 		write_func_table(f, m, v, n, vo);
 	} else {
 		for (int i = 0; i < n; i++) {
+			double div;
+			const char *unit = pick_unit(m, vo, &v[i]->h, &div);
+
 			if (m->nby) {
 				fputc('\n', f);
 				write_group_label(f, m, v[i], ", ");
 				fputc('\n', f);
 			}
-			write_hist_text(f, &v[i]->h, unit, div);
+			if (m->kind == M_VALUE && vo->linear.step)
+				write_linear_text(f, &v[i]->h, &vo->linear, unit);
+			else
+				write_hist_text(f, &v[i]->h, unit, div);
 			write_stats_text(f, m, &v[i]->h);
 		}
 	}
@@ -314,7 +349,7 @@ static void json_num(FILE *f, double x)
 	if (isfinite(x) && x == floor(x) && fabs(x) < 9e15)
 		fprintf(f, "%.0f", x);
 	else if (isfinite(x))
-		fprintf(f, "%.6g", x);
+		fprintf(f, "%.3f", x);
 	else
 		fputs("null", f);
 }

@@ -58,10 +58,15 @@ static int parse_field(char *line, struct tp_field *fl)
 		return -EINVAL;
 	br = strstr(end + 1, "signed:");
 	fl->is_signed = br && br[7] == '1';
-	br = strchr(decl, '[');
-	if (br) {
-		fl->is_array = true;
-		*br = '\0';
+	/* drop "[N]" wherever it stands: "char comm[16]", "__data_loc char[] cmd" */
+	fl->is_array = strchr(decl, '[') != NULL;
+	for (char *r = decl, *w = decl, depth = 0;; r++) {
+		depth += *r == '[';
+		if (!depth)
+			*w++ = *r;
+		depth -= *r == ']';
+		if (!*r)
+			break;
 	}
 	decl = str_trim(decl);
 	name = strrchr(decl, ' ');

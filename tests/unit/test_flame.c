@@ -12,40 +12,14 @@
 #include "flame.h"
 
 #include <errno.h>
+#include "check.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int n_pass, n_fail, n_skip;
 static char tmpdir[] = "/tmp/test_flame.XXXXXX";
-
-static void check(const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		printf("PASS %s\n", name);
-		n_pass++;
-		return;
-	}
-	printf("FAIL %s", name);
-	if (fmt) {
-		fputs(": ", stdout);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	putchar('\n');
-	n_fail++;
-}
-
-static void skip(const char *name, const char *why)
-{
-	printf("SKIP %s: %s\n", name, why);
-	n_skip++;
-}
 
 /* Add one stack given as "a;b;c" (no frame may contain ';'). */
 static int add(struct flame *fl, const char *path, uint64_t value)
@@ -505,9 +479,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", tmpdir);
-	printf("%d passed, %d failed", n_pass, n_fail);
-	if (n_skip)
-		printf(", %d skipped", n_skip);
-	putchar('\n');
-	return n_fail ? 1 : 0;
+	return check_done();
 }

@@ -6,7 +6,9 @@
  *
  * Checks that compare against the ELF file parse it here with plain <elf.h>
  * structures (and nm/objcopy when available), independently of libelf. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "syms.h"
 #include "util.h"
 
@@ -22,37 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include "check.h"
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int nr_passed, nr_failed;
-
-/* Record one check; detail (printf format) is printed only on failure. */
-static bool check(const char *name, bool ok, const char *detail, ...)
-{
-	va_list ap;
-
-	printf("%s %s\n", ok ? "PASS" : "FAIL", name);
-	if (ok) {
-		nr_passed++;
-		return true;
-	}
-	nr_failed++;
-	if (detail) {
-		fputs("     ", stdout);
-		va_start(ap, detail);
-		vprintf(detail, ap);
-		va_end(ap);
-		putchar('\n');
-	}
-	return false;
-}
-
-static void skip(const char *name, const char *why)
-{
-	printf("SKIP %s (%s)\n", name, why);
-}
 
 /* ---- independent ELF reading (plain <elf.h>, 64-bit native) ----------- */
 
@@ -270,7 +246,7 @@ static void test_kallsyms_fixture(const char *tmpdir)
 
 	snprintf(path, sizeof(path), "%s/kallsyms", fixture_dir);
 	ks = ksyms_load_file(path);
-	if (!check("ksyms_load_file fixture", ks, "%s: %s", path, strerror(errno)))
+	if (!check("ksyms_load_file fixture", ks != NULL, "%s: %s", path, strerror(errno)))
 		return;
 
 	check("ksyms keeps only text symbols", ksyms_count(ks) == 13,
@@ -398,7 +374,7 @@ static void test_elf_self(void)
 	uint64_t value, off, nmv;
 
 	es = elf_syms_load(self_path);
-	if (!check("elf_syms_load self", es, "%s", strerror(errno)))
+	if (!check("elf_syms_load self", es != NULL, "%s", strerror(errno)))
 		return;
 	if (!check("raw ELF read of self", !raw_elf_read(self_path, &re), NULL)) {
 		elf_syms_free(es);
@@ -615,7 +591,7 @@ static void test_libc(void)
 		if (ms < best)
 			best = ms;
 	}
-	if (!check("elf_syms_load libc", es, "%s", strerror(errno)))
+	if (!check("elf_syms_load libc", es != NULL, "%s", strerror(errno)))
 		return;
 	printf("     %zu function symbols of %s in %.2f ms\n",
 	       elf_syms_count(es), libc_path, best);
@@ -712,7 +688,7 @@ static void test_proc(const char *tmpdir)
 	base = (uintptr_t)jit_area;
 	snprintf(map_path, sizeof(map_path), "/tmp/perf-%d.map", (int)getpid());
 	f = fopen(map_path, "w");
-	if (!check("write perf map fixture", f, "%s", strerror(errno)))
+	if (!check("write perf map fixture", f != NULL, "%s", strerror(errno)))
 		return;
 	fprintf(f, "%" PRIx64 " 100 jit_func_one\n", base);
 	fprintf(f, "0x%" PRIx64 " 0x80 LazyCompile:*foo bar.js:1\n", base + 0x100);
@@ -738,7 +714,7 @@ static void test_proc(const char *tmpdir)
 
 	ps = proc_syms_load(getpid());
 	unlink(map_path);
-	if (!check("proc_syms_load self", ps, "%s", strerror(errno)))
+	if (!check("proc_syms_load self", ps != NULL, "%s", strerror(errno)))
 		goto out;
 
 	err = proc_syms_resolve(ps, (uintptr_t)target_ptr, name, sizeof(name));
@@ -837,6 +813,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", tmpdir);
-	printf("%d passed, %d failed\n", nr_passed, nr_failed);
-	return nr_failed ? 1 : 0;
+	return check_done();
 }

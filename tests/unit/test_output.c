@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Every view of a measurement against golden files; JSON also through a
+ * JSON parser.  KDIST_UPDATE_GOLDEN=1 rewrites the golden files. */
+#include "check.h"
+#include "measure.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GOLDEN "tests/unit/golden"
+
+static void add_group(struct measurement *m, const char *comm, uint64_t base, int n)
+{
+	struct m_group *g = measurement_group(m, comm, strlen(comm) + 1);
+
+	g->label[0] = strdup(comm);
+	for (int i = 0; i < n; i++)
+		hist_add(&g->h, base + (uint64_t)i * base / n);
+	g->self_ns = g->h.sum / 2;
+}
+
+static void sample(struct measurement *m, enum m_kind kind)
+{
+	memset(m, 0, sizeof(*m));
+	m->command = kind == M_FUNC ? "func" : "pair";
+	m->kind = kind;
+	snprintf(m->title, sizeof(m->title), "a:start -> a:end, matched by tid");
+	m->nevents = 2;
+	strcpy(m->events[0].role, "start");
+	strcpy(m->events[0].spec, "a:start");
+	strcpy(m->events[0].attach, "raw_tracepoint");
+	strcpy(m->events[1].role, "end");
+	strcpy(m->events[1].spec, "a:end");
+	strcpy(m->events[1].attach, "tracepoint");
+	strcpy(m->key, "tid");
+	m->nby = 1;
+	strcpy(m->by[0], kind == M_FUNC ? "function" : "comm");
+	add_group(m, "bash", 1000, 100);		/* 1-2 us */
+	add_group(m, "sleeper \"q\",x", 10000000, 50);	/* 10-20 ms */
+	measurement_add_drop(m, "end_without_start", 3);
+	measurement_add_drop(m, "map_full", 0);
+	m->duration_s = 2.5;
+	m->start_unix = 1700000000.25;
+}
+
+/* The kernel release is the only thing that differs between machines. */
+static void normalize(char *s)
+{
+	char *k = strstr(s, "\"kernel\":\"");
+
+	if (k) {
+		char *e = strchr(k + 10, '"');
+
+		memmove(k + 10, e, strlen(e) + 1);
+	}
+}
+
+static void golden(const char *name, enum out_format fmt, enum m_kind kind)
+{
+	struct measurement m;
+	struct view_opts v = { .format = fmt };
+	char path[256], *got = NULL, *want = NULL;
+	size_t len;
+	FILE *f = open_memstream(&got, &len);
+
+	sample(&m, kind);
+	measurement_write(f, &m, &v);
+	fclose(f);
+	normalize(got);
+	snprintf(path, sizeof(path), "%s/%s", GOLDEN, name);
+	if (getenv("KDIST_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		fputs(got, f);
+		fclose(f);
+	}
+	if (read_file(path, &want, NULL))
+		check(name, 0, "cannot read %s", path);
+	else
+		check(name, !strcmp(got, want), "differs from %s:\n%s", path, got);
+	if (fmt == OUT_JSON) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+			 "assert d[\"schema\"]==\"kdist.measurement/1\" and len(d[\"groups\"])==2;"
+			 "assert sum(b[2] for b in d[\"groups\"][0][\"buckets\"])==d[\"groups\"][0][\"count\"]' %s",
+			 path);
+		check("json parses", system(cmd) == 0, NULL);
+	}
+	free(got);
+	free(want);
+	measurement_clear(&m);
+}
+
+static void test_diff(void)
+{
+	struct measurement a, b, d;
+
+	sample(&a, M_LATENCY);
+	sample(&b, M_LATENCY);
+	/* b has more in "bash" and a drop more */
+	hist_add(&measurement_group(&b, "bash", 5)->h, 1234);
+	measurement_add_drop(&b, "end_without_start", 2);
+	measurement_diff(&d, &b, &a);
+	check("diff keeps changed groups only", d.ngroups == 1 && d.groups[0].h.count == 1 &&
+	      !strcmp(d.groups[0].label[0], "bash"), NULL);
+	/* an interval's extremes are known to bucket precision */
+	check("diff min/max", d.groups[0].h.min == hist_bucket_low(hist_index(1234)) &&
+	      d.groups[0].h.max == hist_bucket_high(hist_index(1234)), "%llu",
+	      (unsigned long long)d.groups[0].h.min);
+	check("diff of drops", d.ndrops == 2 && d.drops[0].value == 2 && d.drops[1].value == 0,
+	      NULL);
+	measurement_clear(&a);
+	measurement_clear(&b);
+	measurement_clear(&d);
+}
+
+int main(void)
+{
+	golden("measure.txt", OUT_TEXT, M_LATENCY);
+	golden("measure.json", OUT_JSON, M_LATENCY);
+	golden("measure.csv", OUT_CSV, M_LATENCY);
+	golden("func.txt", OUT_TEXT, M_FUNC);
+	golden("func.csv", OUT_CSV, M_FUNC);
+	golden("measure.folded", OUT_FOLDED, M_LATENCY);
+	test_diff();
+	return check_done();
+}

@@ -150,3 +150,24 @@ int hist_fold_log2(const struct hist *h, double divisor, hist_u64 out[65])
 	}
 	return used;
 }
+
+void hist_fold_linear(const struct hist *h, double min, double step, int n, hist_u64 *out,
+		      hist_u64 *below, hist_u64 *above)
+{
+	memset(out, 0, n * sizeof(out[0]));
+	*below = *above = 0;
+	for (int i = 0; i < HIST_BUCKETS; i++) {
+		double mid, j;
+
+		if (!h->slots[i])
+			continue;
+		mid = ((double)hist_bucket_low(i) + (double)hist_bucket_high(i)) / 2;
+		j = floor((mid - min) / step);
+		if (j < 0)
+			*below += h->slots[i];
+		else if (j >= n)
+			*above += h->slots[i];
+		else
+			out[(int)j] += h->slots[i];
+	}
+}

@@ -120,6 +120,10 @@ double hist_quantile(const struct hist *h, double q);
  * is assigned by its midpoint.  Returns the number of log2 buckets used
  * (highest non-empty + 1). */
 int hist_fold_log2(const struct hist *h, double divisor, hist_u64 out[65]);
+/* Fold into n linear buckets [min + j*step, min + (j+1)*step), assigned
+ * by midpoint as above; values outside go to *below and *above. */
+void hist_fold_linear(const struct hist *h, double min, double step, int n, hist_u64 *out,
+		      hist_u64 *below, hist_u64 *above);
 #endif
 
 #endif

@@ -73,6 +73,7 @@ static const struct opt_desc {
 	{ { "hist", no_argument, 0, OPT_HIST }, NULL, "a histogram per group where the default is a table" },
 	{ { "sort", required_argument, 0, OPT_SORT }, "KEY", "order groups by total, count, self or key" },
 	{ { "top", required_argument, 0, OPT_TOP }, "N", "show the first N groups only" },
+	{ { "linear", required_argument, 0, OPT_LINEAR }, "MIN,MAX,STEP", "linear buckets for a value distribution", "dist,bio-size" },
 	{ { "max-groups", required_argument, 0, OPT_MAX_GROUPS }, "N", "size of the in-kernel group table (default 4096)" },
 	{ { "frequency", required_argument, 0, 'F' }, "HZ", "samples per second and CPU (default 99)", "profile" },
 	{ { "state", required_argument, 0, OPT_STATE }, "STATES", "blocks in these states: R,S,D,I,T or any (default)", "offcpu wakeup" },
@@ -224,7 +225,10 @@ static int parse_options(int argc, char **argv, const struct command *c, struct 
 			err = parse_num(optarg, &d, "top", 1);
 			o->view.top = d;
 			break;
-		case OPT_LINEAR: o->linear = optarg; break;
+		case OPT_LINEAR:
+			o->linear = optarg;
+			err = linear_parse(optarg, &o->view.linear);
+			break;
 		case OPT_MAX_GROUPS:
 			err = parse_num(optarg, &d, "max-groups", 1);
 			o->max_groups = d;

@@ -88,10 +88,15 @@ struct view_opts {
 	bool hist;		/* histograms per group where the view has a choice */
 	const char *sort;	/* "count", "total", "self", "key" ... */
 	int top;		/* at most this many groups, 0 = all */
+	struct linear {		/* value histograms in linear buckets */
+		double min, max, step;	/* step 0: log2 */
+	} linear;
 	bool header_done;	/* CSV header already written */
 };
 
 int output_parse_format(const char *s, enum out_format *f);
+/* "MIN,MAX,STEP" for --linear: 0 or -EINVAL after printing why. */
+int linear_parse(const char *s, struct linear *l);
 /* Write one measurement in the chosen format.  0 or -errno. */
 int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* syserr N M: N getppid(2) calls and M failing access(2) calls (ENOENT). */
+/* syserr N M: N getppid(2) calls and M close(-1) calls failing with EBADF. */
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,6 +11,6 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	for (long i = 0; i < m; i++)
-		syscall(SYS_access, "/nonexistent/kdist", F_OK);
+		syscall(SYS_close, -1);
 	return 0;
 }

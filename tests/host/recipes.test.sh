@@ -1,0 +1,197 @@
+# Recipes on the running kernel, against workloads with known truth.
+# shellcheck shell=bash
+
+# recipe_group FILE BY_PY_DICT FIELD: FIELD of the group whose labels
+# include every item of the dict (0 when no such group).
+recipe_group() {
+	json "$1" "sum(g['$3'] for g in d['groups'] if all(g['by'].get(k) == v for k, v in $2.items()))"
+}
+
+have_tp() { [ -e /sys/kernel/tracing/events/$1/format ]; }
+
+test_recipes_list() {
+	local out
+	out=$("$KDIST" recipes) || { fail "kdist recipes failed"; return; }
+	for r in syscalls wq wq-queue bio bio-size runq irq softirq mmap-lock dist count; do
+		grep -q "^$r " <<<"$out" || { fail "recipe $r not listed"; return; }
+	done
+	grep -q "mmap_lock_start_locking -> mmap_lock:mmap_lock_acquire_returned" <<<"$out" ||
+		{ fail "mmap-lock's pair spec not shown"; return; }
+	pass "11 recipes listed with their pair specs"
+}
+
+test_recipe_syscalls() {
+	"$KDIST" syscalls -o json -- "$WL/syserr" 1000 50 >"$TMP/sc.json" 2>"$TMP/err" ||
+		{ fail "$(cat "$TMP/err")"; return; }
+	local ok enoent
+	ok=$(recipe_group "$TMP/sc.json" "{'syscall': 'getppid', 'error': 'ok'}" count)
+	enoent=$(recipe_group "$TMP/sc.json" "{'syscall': 'close', 'error': 'EBADF'}" count)
+	[ "$ok" = 1000 ] || { fail "getppid: $ok calls, expected 1000"; return; }
+	[ "$enoent" = 50 ] || { fail "close EBADF: $enoent, expected 50"; return; }
+	"$KDIST" syscalls --by comm -o json -- "$WL/syserr" 10 5 >"$TMP/sc2.json" 2>"$TMP/err" ||
+		{ fail "$(cat "$TMP/err")"; return; }
+	ok=$(recipe_group "$TMP/sc2.json" "{'syscall': 'close', 'error': 'EBADF', 'comm': 'syserr'}" count)
+	[ "$ok" = 5 ] || { fail "--by comm: syserr's close EBADF $ok, expected 5"; return; }
+	pass "getppid 1000 ok, close(-1) 50 EBADF, per comm"
+}
+
+# /proc/sys/vm/stat_refresh runs refresh_vm_stats once on every online CPU
+# (schedule_on_each_cpu) and waits for them: N writes queue N*CPUS works.
+test_recipe_wq() {
+	have_tp workqueue/workqueue_execute_start || { skip "no workqueue tracepoints"; return; }
+	[ -w /proc/sys/vm/stat_refresh ] || { skip "no /proc/sys/vm/stat_refresh to queue works"; return; }
+	local cpus n=20 q e
+	cpus=$(grep -c '^processor' /proc/cpuinfo)
+	"$KDIST" wq-queue -o json -c "for i in \$(seq $n); do echo 1 > /proc/sys/vm/stat_refresh; done" \
+		>"$TMP/wq.json" 2>"$TMP/err" || { fail "$(cat "$TMP/err")"; return; }
+	q=$(recipe_group "$TMP/wq.json" "{'function': 'refresh_vm_stats'}" count)
+	# workers run in kworkers, outside a workload's cgroup: trace all
+	"$KDIST" wq -o json -d 3 >"$TMP/wq2.json" 2>"$TMP/err" & local pid=$!
+	sleep 1.5
+	for _ in $(seq $n); do echo 1 >/proc/sys/vm/stat_refresh; done
+	wait $pid || { fail "$(cat "$TMP/err")"; return; }
+	e=$(recipe_group "$TMP/wq2.json" "{'function': 'refresh_vm_stats'}" count)
+	[ "$q" = $((n * cpus)) ] || { fail "wq-queue: $q refresh_vm_stats, expected $((n * cpus))"; return; }
+	[ "$e" = $((n * cpus)) ] || { fail "wq: $e refresh_vm_stats, expected $((n * cpus))"; return; }
+	pass "refresh_vm_stats queued $q, executed $e (= $n writes x $cpus CPUs)"
+}
+
+test_recipe_bio() {
+	have_tp block/block_rq_issue || { skip "no block tracepoints"; return; }
+	command -v losetup >/dev/null || { skip "no losetup for a test disk"; return; }
+	local img dev c s sz
+	img=$TMP/disk.img
+	truncate -s 64M "$img"
+	dev=$(losetup -f --show "$img" 2>/dev/null) || { skip "no loop device (losetup failed)"; return; }
+	"$KDIST" bio -o json -c "$WL/directio $dev 100 65536" >"$TMP/bio.json" 2>"$TMP/err"
+	"$KDIST" bio-size -o json -c "$WL/directio $dev 50 131072" >"$TMP/bios.json" 2>>"$TMP/err"
+	losetup -d "$dev"
+	[ -s "$TMP/bios.json" ] || { fail "$(cat "$TMP/err")"; return; }
+	c=$(recipe_group "$TMP/bio.json" "{'disk': '${dev#/dev/}', 'op': 'write'}" count)
+	s=$(recipe_group "$TMP/bios.json" "{'disk': '${dev#/dev/}', 'op': 'write'}" count)
+	sz=$(recipe_group "$TMP/bios.json" "{'disk': '${dev#/dev/}', 'op': 'write'}" sum)
+	[ "$c" = 100 ] || { fail "bio: $c writes on ${dev#/dev/}, expected 100"; return; }
+	[ "$s" = 50 ] && [ "$sz" = $((50 * 131072)) ] ||
+		{ fail "bio-size: $s writes, $sz bytes; expected 50, $((50 * 131072))"; return; }
+	pass "100 O_DIRECT writes timed on ${dev#/dev/}; 50 x 128 KiB sized"
+}
+
+test_recipe_runq() {
+	local c
+	"$KDIST" runq --by comm -o json -- "$WL/sleeper" 100 5 >"$TMP/rq.json" 2>"$TMP/err" ||
+		{ fail "$(cat "$TMP/err")"; return; }
+	c=$(recipe_group "$TMP/rq.json" "{'comm': 'sleeper'}" count)
+	# each sleep ends with one wakeup; exec, exit and preemptions add a few.
+	# A wakeup that finds its task still on the CPU (the timer fired before
+	# it switched out) is no run-queue wait: seen in 1 of ~10 runs, <= 4.
+	[ "$c" -ge 95 ] && [ "$c" -le 130 ] ||
+		{ fail "sleeper: $c run-queue waits, expected 95..130 (drops $(json "$TMP/rq.json" "d['drops']"))"; return; }
+	pass "sleeper: $c run-queue waits for 100 sleeps"
+}
+
+# The same stream through libbpf-tools' runqlat: totals over the same 3 s.
+test_recipe_runq_vs_runqlat() {
+	command -v runqlat >/dev/null || { skip "libbpf-tools runqlat not installed"; return; }
+	"$WL/sleeper" 3000 1 >/dev/null & local wl=$!
+	runqlat 3 1 >"$TMP/runqlat.out" 2>&1 & local rl=$!
+	"$KDIST" runq -d 3 -o json >"$TMP/rq2.json" 2>"$TMP/err"
+	wait $rl; kill $wl 2>/dev/null; wait $wl 2>/dev/null
+	local theirs ours
+	theirs=$(awk -F'|' '/->/ { split($1, a, ":"); n += a[2] } END { print n + 0 }' "$TMP/runqlat.out")
+	ours=$(json "$TMP/rq2.json" "sum(g['count'] for g in d['groups'])")
+	[ "$theirs" -gt 1000 ] || { skip "runqlat did not run here: $(head -c 200 "$TMP/runqlat.out")"; return; }
+	within "$ours" "$theirs" 15 || { fail "kdist runq $ours vs runqlat $theirs (>15% apart)"; return; }
+	pass "kdist runq $ours vs runqlat $theirs"
+}
+
+test_recipe_irq() {
+	have_tp irq/irq_handler_entry || { skip "no irq tracepoints"; return; }
+	local before after theirs ours
+	before=$(awk '$1 ~ /^[0-9]+:$/ { for (i = 2; i <= 3; i++) n += $i } END { print n }' /proc/interrupts)
+	"$KDIST" irq -d 3 --by cpu -o json >"$TMP/irq.json" 2>"$TMP/err" & local pid=$!
+	dd if=/dev/zero of="$TMP/irqfile" bs=1M count=20 oflag=direct 2>/dev/null
+	wait $pid || { fail "$(cat "$TMP/err")"; return; }
+	after=$(awk '$1 ~ /^[0-9]+:$/ { for (i = 2; i <= 3; i++) n += $i } END { print n }' /proc/interrupts)
+	theirs=$((after - before))
+	ours=$(json "$TMP/irq.json" "sum(g['count'] for g in d['groups'])")
+	[ "$theirs" -ge 20 ] || { skip "only $theirs device interrupts in 3 s"; return; }
+	# /proc/interrupts counts also the time kdist was starting and stopping
+	[ "$ours" -ge $((theirs / 2)) ] && [ "$ours" -le "$theirs" ] ||
+		{ fail "kdist irq $ours handler runs vs $theirs device interrupts"; return; }
+	json "$TMP/irq.json" "all(':' in g['by']['irq'] for g in d['groups'])" | grep -q True ||
+		{ fail "IRQ not named: $(json "$TMP/irq.json" "[g['by'] for g in d['groups']]")"; return; }
+	pass "$ours handler runs of $theirs interrupts counted in /proc/interrupts"
+}
+
+test_recipe_softirq() {
+	have_tp irq/softirq_entry || { skip "no softirq tracepoints"; return; }
+	"$KDIST" softirq --by cpu -i 0.5 -n 2 -o json >"$TMP/si.json" 2>"$TMP/err" ||
+		{ fail "$(cat "$TMP/err")"; return; }
+	local n t
+	n=$(json "$TMP/si.json" "len(docs)")
+	# the tick raises TIMER (or HRTIMER/SCHED) softirqs every interval
+	t=$(json "$TMP/si.json" "min(sum(g['count'] for g in x['groups'] if g['by']['softirq'] in ('TIMER','HRTIMER','SCHED','RCU')) for x in docs)")
+	[ "$n" = 2 ] && [ "$t" -gt 0 ] || { fail "$n intervals, $t timer-related softirqs"; return; }
+	pass "2 intervals, >= $t tick softirqs each, per CPU"
+}
+
+# Raw tracepoint counts from bpftrace on the same run are the truth: every
+# count kdist reports must equal the one the tracepoints imply.
+test_recipe_mmap_lock() {
+	have_tp mmap_lock/mmap_lock_start_locking || { skip "no mmap_lock tracepoints"; return; }
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed for the raw counts"; return; }
+	local t=4 n=2000 bt
+	bpftrace -e '
+tracepoint:mmap_lock:mmap_lock_start_locking /comm == "mmaplock"/ { @s[args->write] = count(); }
+tracepoint:mmap_lock:mmap_lock_acquire_returned /comm == "mmaplock"/ { @a[args->write, args->success] = count(); }
+tracepoint:mmap_lock:mmap_lock_released /comm == "mmaplock"/ { @r[args->write] = count(); }
+' >"$TMP/bt.out" 2>&1 & bt=$!
+	for _ in $(seq 50); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.2; done
+	sleep 1
+	"$KDIST" mmap-lock -o json -- "$WL/mmaplock" $t $n >"$TMP/ml.json" 2>"$TMP/err"
+	kill -INT $bt; wait $bt
+	[ -s "$TMP/ml.json" ] || { fail "$(cat "$TMP/err")"; return; }
+	bt_count() { sed -n "s/^@$1: \([0-9]*\)/\1/p" "$TMP/bt.out"; }
+	local got want what
+	for what in "wait write s\\[1\\]" "wait read s\\[0\\]" "hold write a\\[1,.1\\]" \
+		    "hold read r\\[0\\]" "failed read a\\[0,.0\\]"; do
+		set -- $what
+		want=$(bt_count "$3"); want=${want:-0}
+		got=$(recipe_group "$TMP/ml.json" "{'measure': '$1', 'lock': '$2', 'comm': 'mmaplock'}" count)
+		[ "$got" = "$want" ] || { fail "$1 $2: kdist $got, tracepoints $want"; return; }
+	done
+	got=$(recipe_group "$TMP/ml.json" "{'measure': 'hold', 'lock': 'write', 'comm': 'mmaplock'}" count)
+	[ "$got" -ge $((2 * t * n)) ] || { fail "write holds $got < 2 per round ($((2 * t * n)))"; return; }
+	pass "wait/hold/failed equal raw tracepoint counts; $got write holds for $((2 * t * n)) mmap+munmap"
+}
+
+test_recipe_dist() {
+	"$KDIST" dist syscalls:sys_enter_write count -o json \
+		-c "dd if=/dev/zero of=/dev/null bs=4096 count=100 status=none" >"$TMP/dist.json" 2>"$TMP/err" ||
+		{ fail "$(cat "$TMP/err")"; return; }
+	local c
+	c=$(json "$TMP/dist.json" "sum(b[2] for g in d['groups'] for b in g['buckets'] if b[0] <= 4096 <= b[1])")
+	[ "$c" = 100 ] || { fail "$c writes of 4096 bytes, expected 100"; return; }
+	"$KDIST" dist syscalls:sys_enter_write count --linear 0,8192,1024 \
+		-c "dd if=/dev/zero of=/dev/null bs=4096 count=100 status=none" >"$TMP/lin.txt" 2>"$TMP/err" ||
+		{ fail "--linear: $(cat "$TMP/err")"; return; }
+	grep -qE '^ *4096 -> 5119 *: 100 ' "$TMP/lin.txt" || { fail "--linear: no 4096..5119 row of 100: $(cat "$TMP/lin.txt")"; return; }
+	pass "100 writes of 4096 bytes in log and linear buckets"
+}
+
+test_recipe_count() {
+	"$KDIST" count raw_syscalls:sys_enter --by cpu -o json -- "$WL/getppid_loop" 1000 \
+		>"$TMP/cnt.json" 2>"$TMP/err" || { fail "$(cat "$TMP/err")"; return; }
+	local c
+	c=$(json "$TMP/cnt.json" "sum(g['count'] for g in d['groups'])")
+	# 1000 getppid plus the loader's and exec's syscalls
+	[ "$c" -ge 1000 ] && [ "$c" -le 1200 ] || { fail "$c syscalls, expected 1000..1200"; return; }
+	pass "$c syscall entries counted per CPU for 1000 getppid"
+}
+
+test_recipe_missing_tracepoint() {
+	local out
+	out=$("$KDIST" count nosuch:event -d 1 2>&1) && { fail "no error for a missing tracepoint"; return; }
+	grep -q "nosuch:event" <<<"$out" || { fail "message does not name it: $out"; return; }
+	pass "$out"
+}

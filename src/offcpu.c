@@ -48,7 +48,11 @@ static int parse_states(const char *s, unsigned int *mask)
 		}
 		*mask |= letters[i].bit;
 	}
-	return *mask ? 0 : -EINVAL;
+	if (!*mask) {
+		kd_err("bad --state: no state given (e.g. S,D or any)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void fill_header(struct measurement *m, const struct options *o, const char *command,

@@ -28,6 +28,7 @@ extern const struct command *const recipe_commands[];
 static const struct command *const commands[] = {
 	&cmd_pair, &cmd_list, &cmd_probe,
 	&cmd_profile, &cmd_offcpu, &cmd_wakeup,
+	&cmd_func,
 };
 
 static const struct command *find_command(const char *name)

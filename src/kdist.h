@@ -64,5 +64,6 @@ struct session {
 
 extern const struct command cmd_pair, cmd_list, cmd_probe;
 extern const struct command cmd_profile, cmd_offcpu, cmd_wakeup;
+extern const struct command cmd_func;
 
 #endif

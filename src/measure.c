@@ -92,6 +92,7 @@ int measurement_diff(struct measurement *out, const struct measurement *cur,
 			return -ENOMEM;
 		hist_sub(&g->h, &c->h, p ? &p->h : &empty);
 		g->self_ns = c->self_ns - (p ? p->self_ns : 0);
+		g->total_ns = c->total_ns - (p ? p->total_ns : 0);
 		for (int j = 0; j < M_MAX_BY; j++)
 			g->label[j] = c->label[j] ? strdup(c->label[j]) : NULL;
 	}

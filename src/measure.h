@@ -41,6 +41,7 @@ struct m_group {
 	char *label[M_MAX_BY];		/* one per by-name, formatted */
 	struct hist h;
 	uint64_t self_ns;		/* M_FUNC: time minus traced callees */
+	uint64_t total_ns;		/* M_FUNC: inclusive time, a recursion's once */
 };
 
 struct m_drop {
@@ -63,6 +64,9 @@ struct measurement {
 	struct m_group *groups;
 	int ndrops;
 	struct m_drop drops[M_MAX_DROPS];
+	/* M_FUNC: functions attached, matched but skipped, attach time */
+	int funcs_attached, funcs_skipped;
+	double attach_ms;
 	/* set by main */
 	double duration_s;	/* time this measurement covers */
 	int interval;		/* 1-based with -i, 0 for a whole run */

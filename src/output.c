@@ -63,6 +63,13 @@ static int by_total(const void *a, const void *b)
 
 	return x->h.sum < y->h.sum ? 1 : x->h.sum > y->h.sum ? -1 : 0;
 }
+static int by_func_total(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
 static int by_count(const void *a, const void *b)
 {
 	const struct m_group *x = *(const struct m_group *const *)a;
@@ -99,7 +106,7 @@ static const struct m_group **sorted_groups(const struct measurement *m, const c
 		return NULL;
 	for (int i = 0; i < m->ngroups; i++)
 		v[i] = &m->groups[i];
-	cmp = by_total;
+	cmp = m->kind == M_FUNC ? by_func_total : by_total;
 	if (sort && !strcmp(sort, "count"))
 		cmp = by_count;
 	else if (sort && !strcmp(sort, "self"))
@@ -266,7 +273,7 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	for (int i = 0; i < n; i++) {
 		const struct hist *h = &v[i]->h;
 
-		fmt_time(t[0], 32, h->sum);
+		fmt_time(t[0], 32, v[i]->total_ns);
 		fmt_time(t[1], 32, v[i]->self_ns);
 		fmt_time(t[2], 32, hist_mean(h));
 		fmt_time(t[3], 32, h->min);
@@ -404,7 +411,8 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 		fprintf(f, "},\"count\":%llu,\"sum\":%llu", (unsigned long long)h->count,
 			(unsigned long long)h->sum);
 		if (m->kind == M_FUNC)
-			fprintf(f, ",\"self\":%llu", (unsigned long long)v[i]->self_ns);
+			fprintf(f, ",\"self\":%llu,\"total\":%llu", (unsigned long long)v[i]->self_ns,
+				(unsigned long long)v[i]->total_ns);
 		fputs(",\"mean\":", f);
 		json_num(f, hist_mean(h));
 		fputs(",\"stddev\":", f);
@@ -427,7 +435,15 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 		}
 		fputs("]}", f);
 	}
-	fprintf(f, "],\"groups_total\":%d,\"lost\":%llu,\"drops\":{", m->ngroups,
+	if (m->kind == M_FUNC) {
+		fprintf(f, "],\"functions\":{\"attached\":%d,\"skipped\":%d,\"attach_ms\":",
+			m->funcs_attached, m->funcs_skipped);
+		json_num(f, m->attach_ms);
+		fputc('}', f);
+	} else {
+		fputc(']', f);
+	}
+	fprintf(f, ",\"groups_total\":%d,\"lost\":%llu,\"drops\":{", m->ngroups,
 		(unsigned long long)measurement_lost(m));
 	for (int i = 0; i < m->ndrops; i++)
 		fprintf(f, "%s\"%s\":%llu", i ? "," : "", m->drops[i].name,
@@ -463,7 +479,7 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 
 			csv_field(f, v[i]->label[0]);
 			fprintf(f, ",%llu,%.3f,%.3f,%.3f\n", (unsigned long long)h->count,
-				h->sum / 1e3, v[i]->self_ns / 1e3, hist_mean(h) / 1e3);
+				v[i]->total_ns / 1e3, v[i]->self_ns / 1e3, hist_mean(h) / 1e3);
 		}
 		return;
 	}

@@ -247,6 +247,11 @@ size_t ksyms_count(const struct ksyms *ks)
 	return ks ? ks->nr : 0;
 }
 
+const struct ksym *ksyms_at(const struct ksyms *ks, size_t i)
+{
+	return ks && i < ks->nr ? &ks->ents[i].sym : NULL;
+}
+
 static bool same_module(const char *a, const char *b)
 {
 	if (!a || !b)

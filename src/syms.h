@@ -31,6 +31,8 @@ struct ksyms *ksyms_load(void);
 struct ksyms *ksyms_load_file(const char *path);
 void ksyms_free(struct ksyms *ks);
 size_t ksyms_count(const struct ksyms *ks);
+/* The i-th symbol in address order, or NULL past the end. */
+const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);
 /* Symbol containing addr: the closest symbol at or below addr.  For aliases
  * at one address a global name is preferred over a local one.  NULL if addr
  * is below the first symbol or too far past the end of the last symbol of a

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdist func: calls, inclusive and exclusive time of a set of functions.
+ *
+ * Every function's entry and return run the same two programs; the attach
+ * cookie says which function fired (one cookie per symbol with kprobe.multi,
+ * one per link with kprobes and uprobes).  A per-thread shadow stack keeps
+ * one frame per active traced call, so nested and recursive calls never
+ * overwrite an outer call's start, and a callee's inclusive time is charged
+ * to its caller's frame to give the caller's self time.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "func.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile struct func_cfg cfg = {};
+
+/* Task storage is the cheapest per-thread slot, but kprobe-type programs
+ * may use it only since Linux 6.2 (commit 0593dd34e535); before that the
+ * stack lives in a tid-keyed hash. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct func_stack);
+} task_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct func_stack);
+} tid_stacks SEC(".maps");
+
+/* Without --by: one slot per function, indexed by its id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);	/* the number of functions, set by user space */
+	__type(key, __u32);
+	__type(value, struct func_val);
+} func_vals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192);
+	__type(key, struct func_key);
+	__type(value, struct func_val);
+} group_vals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_FDROPS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+static const struct func_stack zero_stack;
+static const struct func_val zero_val;
+
+static __always_inline void drop_n(__u32 what, __u64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&drops, &what);
+
+	if (c)
+		*c += n;
+}
+
+static __always_inline bool filtered_out(void)
+{
+	__u64 id;
+
+	if (cfg.filter_tgid || cfg.filter_tid) {
+		id = bpf_get_current_pid_tgid();
+		if (cfg.filter_tgid && id >> 32 != cfg.filter_tgid)
+			return true;
+		if (cfg.filter_tid && (__u32)id != cfg.filter_tid)
+			return true;
+	}
+	if (cfg.filter_cgroup && bpf_get_current_cgroup_id() != cfg.filter_cgroup)
+		return true;
+	if (cfg.filter_comm_on) {
+		char comm[FUNC_STR_LEN];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < FUNC_STR_LEN; i++) {
+			if (comm[i] != cfg.filter_comm[i])
+				return true;
+			if (!comm[i])
+				break;
+		}
+	}
+	return false;
+}
+
+static __always_inline struct func_stack *get_stack(bool create)
+{
+	struct func_stack *s;
+	__u32 tid;
+
+	if (cfg.task_storage)
+		return bpf_task_storage_get(&task_stacks, bpf_get_current_task_btf(), 0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	s = bpf_map_lookup_elem(&tid_stacks, &tid);
+	if (s || !create)
+		return s;
+	bpf_map_update_elem(&tid_stacks, &tid, &zero_stack, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&tid_stacks, &tid);
+}
+
+static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested)
+{
+	struct func_val *v;
+
+	if (cfg.grouped) {
+		struct func_key k = { .id = id };
+		__u64 pt = bpf_get_current_pid_tgid();
+
+		if (cfg.by_pid)
+			k.pid = pt >> 32;
+		if (cfg.by_tid)
+			k.tid = (__u32)pt;
+		if (cfg.by_comm)
+			bpf_get_current_comm(k.comm, sizeof(k.comm));
+		v = bpf_map_lookup_elem(&group_vals, &k);
+		if (!v) {
+			bpf_map_update_elem(&group_vals, &k, &zero_val, BPF_NOEXIST);
+			v = bpf_map_lookup_elem(&group_vals, &k);
+		}
+	} else {
+		v = bpf_map_lookup_elem(&func_vals, &id);
+	}
+	if (!v) {
+		drop_n(FDROP_GROUP_FULL, 1);
+		return;
+	}
+	hist_add(&v->h, incl);
+	v->self += self;
+	if (!nested)
+		v->total += incl;
+}
+
+static __always_inline int on_entry(void *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+	struct func_stack *s;
+	struct func_frame *f;
+	__u32 d, nested = 0;
+
+	if (filtered_out())
+		return 0;
+	s = get_stack(true);
+	if (!s) {
+		drop_n(FDROP_STACK_FULL, 1);
+		return 0;
+	}
+	d = s->depth;
+	if (d >= FUNC_MAX_DEPTH) {
+		s->overflow++;
+		drop_n(FDROP_DEPTH, 1);
+		return 0;
+	}
+	/* an activation of the same function below: this one's inclusive time
+	 * is already inside that one's, do not add it to the total again */
+	for (int i = 0; i < FUNC_MAX_DEPTH; i++) {
+		if (i >= d)
+			break;
+		if (s->f[i].id == id) {
+			nested = 1;
+			break;
+		}
+	}
+	f = &s->f[d];
+	f->id = id;
+	f->nested = nested;
+	f->child = 0;
+	s->depth = d + 1;
+	f->ts = bpf_ktime_get_ns();	/* last, so our own cost is not timed */
+	return 0;
+}
+
+static __always_inline int on_return(void *ctx)
+{
+	__u64 ts = bpf_ktime_get_ns(), incl, self;
+	__u32 id = bpf_get_attach_cookie(ctx);
+	struct func_stack *s;
+	struct func_frame *f;
+	int d, at = -1;
+	bool nested;
+
+	s = get_stack(false);
+	if (!s || (!s->depth && !s->overflow)) {
+		if (!filtered_out())
+			drop_n(FDROP_RET_NO_ENTRY, 1);
+		return 0;
+	}
+	if (s->overflow) {
+		/* returns come in reverse order: the calls past the depth limit
+		 * return before any frame on the stack does */
+		s->overflow--;
+		return 0;
+	}
+	d = s->depth;
+	/* The topmost frame of this function.  Frames above it are calls whose
+	 * return was missed (a kretprobe out of instances, a longjmp): drop them. */
+	for (int i = 0; i < FUNC_MAX_DEPTH; i++) {
+		int j = d - 1 - i;
+
+		if (j < 0)
+			break;
+		if (s->f[j & (FUNC_MAX_DEPTH - 1)].id == id) {
+			at = j;
+			break;
+		}
+	}
+	if (at < 0) {
+		drop_n(FDROP_RET_NO_ENTRY, 1);
+		return 0;
+	}
+	if (d - 1 - at)
+		drop_n(FDROP_RET_MISSED, d - 1 - at);
+	f = &s->f[at & (FUNC_MAX_DEPTH - 1)];
+	incl = ts - f->ts;
+	self = f->child < incl ? incl - f->child : 0;
+	nested = f->nested;
+	if (at > 0)
+		s->f[(at - 1) & (FUNC_MAX_DEPTH - 1)].child += incl;
+	s->depth = at;
+	if (!at && !cfg.task_storage) {
+		__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+		/* threads come and go: keep the table to threads inside calls */
+		bpf_map_delete_elem(&tid_stacks, &tid);
+	}
+	record(id, incl, self, nested);
+	return 0;
+}
+
+/* kprobes, kretprobes, uprobes and uretprobes */
+SEC("kprobe")
+int func_entry(struct pt_regs *ctx) { return on_entry(ctx); }
+SEC("kprobe")
+int func_exit(struct pt_regs *ctx) { return on_return(ctx); }
+/* the same, loaded for kprobe.multi links */
+SEC("kprobe.multi")
+int func_entry_multi(struct pt_regs *ctx) { return on_entry(ctx); }
+SEC("kprobe.multi")
+int func_exit_multi(struct pt_regs *ctx) { return on_return(ctx); }

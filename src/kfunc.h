@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Attaching programs to kernel functions, one or thousands, by the best
+ * method the kernel offers: one kprobe.multi link for a whole set, else one
+ * kprobe (or kretprobe) per function.  Used by func and by pair's k:/kr:. */
+#ifndef KDIST_KFUNC_H
+#define KDIST_KFUNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_program;
+struct bpf_link;
+
+struct kfunc_links {
+	struct bpf_link **v;
+	size_t n, cap;
+};
+
+struct kfunc_req {
+	struct bpf_program *entry;	/* on function entry, or NULL */
+	struct bpf_program *ret;	/* on function return, or NULL */
+	bool multi;			/* both loaded as kprobe.multi programs */
+	const char **names;
+	const uint64_t *cookies;	/* bpf_get_attach_cookie() per function */
+	size_t n;
+};
+
+/* Attach r->entry and r->ret to every function of r->names.  A function is
+ * attached with both programs or with none: ok[i] tells which.  A function
+ * that cannot be attached is skipped (why with -v), never an error.
+ * Returns the number attached, or -EINTR when SIGINT, SIGTERM or SIGHUP is
+ * pending (main blocks them and reads them later): the caller cleans up. */
+int kfunc_attach(const struct kfunc_req *r, bool *ok, struct kfunc_links *links);
+
+/* One kprobe or kretprobe with a cookie: the link, or NULL with errno set. */
+struct bpf_link *kfunc_attach_one(struct bpf_program *prog, const char *name, bool retprobe,
+				  uint64_t cookie);
+/* Print why attaching `what` (an event spec) failed: the kernel's lack of
+ * kprobes is said as such. */
+void kfunc_attach_error(const char *what, int err);
+
+/* Keep a link (destroyed with the list); on failure the link is destroyed. */
+int kfunc_links_add(struct kfunc_links *l, struct bpf_link *link);
+void kfunc_links_destroy(struct kfunc_links *l);
+
+/* True when a signal asking kdist to stop is pending. */
+bool stop_requested(void);
+
+#endif

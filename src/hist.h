@@ -67,7 +67,9 @@ static inline __attribute__((always_inline)) hist_u32 hist_index(hist_u64 v)
 /* Record one value.  Not atomic: callers own the slot (per-CPU value). */
 static inline __attribute__((always_inline)) void hist_add(struct hist *h, hist_u64 v)
 {
-	hist_u32 i = hist_index(v);
+	/* 64-bit: a 32-bit index is zero-extended in a copy of the register
+	 * that was bounds-checked, and verifiers before ~6.3 lose the bound */
+	hist_u64 i = hist_index(v);
 	hist_u64 sq_lo, sq_hi, lo;
 
 	if (i >= HIST_BUCKETS) /* cannot happen; bounds proof for the verifier */

@@ -8,6 +8,7 @@
 #include "pair.skel.h"
 #include "pair_cmd.h"
 #include "kdist.h"
+#include "kfunc.h"
 #include "spec.h"
 #include "stacks.h"
 #include "syms.h"
@@ -485,12 +486,9 @@ static int attach_side(struct pair *p, int side, struct options *o)
 			l = bpf_program__attach_tracepoint(prog, e->category, e->name);
 		break;
 	case EV_KPROBE:
-	case EV_KRETPROBE: {
-		LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = e->kind == EV_KRETPROBE);
-
-		l = bpf_program__attach_kprobe_opts(prog, e->name, &ko);
+	case EV_KRETPROBE:
+		l = kfunc_attach_one(prog, e->name, e->kind == EV_KRETPROBE, 0);
 		break;
-	}
 	case EV_UPROBE:
 	case EV_URETPROBE: {
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = e->kind == EV_URETPROBE,
@@ -507,10 +505,8 @@ static int attach_side(struct pair *p, int side, struct options *o)
 	}
 	if (!l) {
 		err = -errno;
-		if ((e->kind == EV_KPROBE || e->kind == EV_KRETPROBE) &&
-		    !feature_has(FEAT_KPROBE, NULL))
-			kd_err("failed to attach %s: this kernel has no kprobes (CONFIG_KPROBES)",
-			       e->text);
+		if (e->kind == EV_KPROBE || e->kind == EV_KRETPROBE)
+			kfunc_attach_error(e->text, err);
 		else
 			kd_err("failed to attach %s %s: %s", roles[side], e->text, strerror(-err));
 		return err;

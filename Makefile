@@ -81,6 +81,7 @@ check-vm: all
 
 bench: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD)/floor
 	@bench/run.sh
 
 vmlinux:
@@ -90,3 +91,9 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(wildcard $(BUILD)/*.d $(BUILD)/tests/*.d)
+
+# The benchmark's floor: empty programs on the same hooks.
+$(BUILD)/floor.bpf.o: bench/floor.bpf.c | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+$(BUILD)/floor: bench/floor.c $(BUILD)/floor.skel.h
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)

@@ -261,21 +261,25 @@ static __always_inline bool filtered_out(struct task_struct *t)
 
 static __always_inline void record(struct group_key *g, __u64 delta);
 
+static __always_inline int start_matched(void *ctx, int src, struct task_struct *t, __u64 ts);
+
 static __always_inline int on_start(void *ctx, int src)
 {
 	struct task_struct *t = subject(ctx, src);
-	struct start_val *sv, nv = {};
-	struct match_key k = {};
+	struct start_val *sv;
 	__u64 ts;
 
 	if (filtered_out(t) || !cond_holds(ctx, src, t))
 		return 0;
 	if (cfg.single) {
-		read_group(ctx, &nv.group, src, t);
-		record(&nv.group, cfg.value.kind ? start_val(ctx, &cfg.value, src, t) : 0);
+		struct group_key g = {};
+
+		read_group(ctx, &g, src, t);
+		record(&g, cfg.value.kind ? start_val(ctx, &cfg.value, src, t) : 0);
 		return 0;
 	}
 	ts = bpf_ktime_get_ns();
+	/* the hot path: nothing to zero, one storage lookup */
 	if (cfg.thread_key && cfg.task_storage) {
 		sv = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
 					  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -291,6 +295,14 @@ static __always_inline int on_start(void *ctx, int src)
 		read_group(ctx, &sv->group, src, t);
 		return 0;
 	}
+	return start_matched(ctx, src, t, ts);
+}
+
+static __always_inline int start_matched(void *ctx, int src, struct task_struct *t, __u64 ts)
+{
+	struct start_val *sv, nv = {};
+	struct match_key k = {};
+
 	read_match(ctx, 0, &k, src, t);
 	nv.ts = ts;
 	read_group(ctx, &nv.group, src, t);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* getppid_loop N: N getppid(2) calls; prints the nanoseconds per call. */
+/* getppid_loop N [wait]: N getppid(2) calls; prints the nanoseconds per
+ * call.  With "wait", first reads one byte from stdin, so a tracer can be
+ * attached to this pid before the loop starts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -10,6 +12,10 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
 	struct timespec a, b;
+	char go;
+
+	if (argc > 2 && read(0, &go, 1) != 1)
+		return 1;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long i = 0; i < n; i++)

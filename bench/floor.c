@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+/* floor tp|raw: attach two empty programs to raw_syscalls sys_enter and
+ * sys_exit (classic or raw tracepoints), say "attached", wait for a signal. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "floor.skel.h"
+
+static void nop(int sig) { (void)sig; }
+
+int main(int argc, char **argv)
+{
+	bool raw = argc > 1 && !strcmp(argv[1], "raw");
+	struct floor_bpf *skel = floor_bpf__open();
+	struct bpf_program *p;
+
+	if (!skel)
+		return 1;
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !strncmp(bpf_program__name(p), raw ? "raw_" : "tp_", raw ? 4 : 3));
+	if (floor_bpf__load(skel) || floor_bpf__attach(skel)) {
+		fprintf(stderr, "floor: failed to load or attach\n");
+		return 1;
+	}
+	signal(SIGINT, nop);
+	signal(SIGTERM, nop);
+	fprintf(stderr, "attached\n");
+	pause();
+	floor_bpf__destroy(skel);
+	return 0;
+}

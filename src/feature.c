@@ -189,6 +189,22 @@ static bool probe(enum feature f, const char **why)
 	}
 }
 
+bool raw_tp_exists(const char *name)
+{
+	static int fd = -1;
+	int lfd;
+
+	if (fd < 0)
+		fd = load_prog(BPF_PROG_TYPE_RAW_TRACEPOINT, 0, 0);
+	if (fd < 0)
+		return false;
+	lfd = bpf_raw_tracepoint_open(name, fd);
+	if (lfd < 0)
+		return false;
+	close(lfd);
+	return true;
+}
+
 bool feature_has(enum feature f, const char **why)
 {
 	static signed char cache[NR_FEATURES];

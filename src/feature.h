@@ -27,4 +27,8 @@ enum feature {
 bool feature_has(enum feature f, const char **why);
 const char *feature_name(enum feature f);
 
+/* Whether a raw tracepoint of this name can be attached (tried with an
+ * empty program, so without parsing BTF). */
+bool raw_tp_exists(const char *name);
+
 #endif

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 struct by_name {
@@ -155,23 +154,6 @@ static bool side_reads(const struct pair *p, int side, enum val_kind a, enum val
 	return false;
 }
 
-/* A raw tracepoint skips building the trace record, the largest part of a
- * tracepoint program's cost.  It exists for tracepoints with a btf_trace_
- * type; events that are not tracepoints (syscalls:*, dynamic events) have
- * none and keep the classic attach. */
-static bool has_raw_tp(const char *name)
-{
-	static struct btf *vmlinux;
-	char tname[160];
-
-	if (!vmlinux)
-		vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux)
-		return false;
-	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
-	return btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) >= 0;
-}
-
 static int choose_source(struct pair *p, int side)
 {
 	const struct event_spec *e = &p->ev[side];
@@ -186,7 +168,10 @@ static int choose_source(struct pair *p, int side)
 		kd_err("bad key: %s mixes tracepoint fields and raw arguments", e->text);
 		return -EINVAL;
 	}
-	if (!fields && has_raw_tp(e->name)) {
+	/* a raw tracepoint skips building the trace record, the largest part
+	 * of a tracepoint program's cost; events that are not tracepoints
+	 * (syscalls:*, dynamic events) have none */
+	if (!fields && raw_tp_exists(e->name)) {
 		p->src[side] = SRC_RAW;
 		return 0;
 	}

@@ -565,6 +565,15 @@ static int attach_user(struct func *fp, struct options *o, size_t *attached)
 	return 0;
 }
 
+static size_t count_attached(const struct func *fp)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fp->n; i++)
+		n += fp->fns[i].attached;
+	return n;
+}
+
 static int func_attach(struct session *s)
 {
 	struct func *fp = s->priv;
@@ -573,6 +582,7 @@ static int func_attach(struct session *s)
 	size_t attached = 0;
 	int err = 0;
 
+	kd_info("attaching %zu functions", fp->n);
 	if (fp->nkernel) {
 		const char **names = calloc(fp->n, sizeof(*names));
 		uint64_t *cookies = calloc(fp->n, sizeof(*cookies));
@@ -611,7 +621,8 @@ static int func_attach(struct session *s)
 	if (!err && fp->nuser)
 		err = attach_user(fp, s->opt, &attached);
 	if (err == -EINTR) {
-		kd_err("interrupted while attaching: detaching");
+		kd_err("interrupted while attaching (%zu of %zu functions done): detaching",
+		       count_attached(fp), fp->n);
 		return err;
 	}
 	if (err)
@@ -663,16 +674,17 @@ static int add_group(struct func *fp, struct measurement *m, const struct func_k
 	if (g->label[0])
 		return 0;
 	g->label[0] = strdup(fp->fns[k->id].label);
-	if (fp->cfg.by_pid) {
-		snprintf(buf, sizeof(buf), "%u", k->pid);
-		g->label[j++] = strdup(buf);
+	/* in the order given to --by */
+	for (; j < fp->header.nby; j++) {
+		const char *by = fp->header.by[j];
+
+		if (!strcmp(by, "comm")) {
+			g->label[j] = strndup(k->comm, FUNC_STR_LEN);
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "%u", !strcmp(by, "pid") ? k->pid : k->tid);
+		g->label[j] = strdup(buf);
 	}
-	if (fp->cfg.by_tid) {
-		snprintf(buf, sizeof(buf), "%u", k->tid);
-		g->label[j++] = strdup(buf);
-	}
-	if (fp->cfg.by_comm)
-		g->label[j++] = strndup(k->comm, FUNC_STR_LEN);
 	for (int i = 0; i < j; i++)
 		if (!g->label[i])
 			return -ENOMEM;

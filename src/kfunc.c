@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,46 @@ static void links_truncate(struct kfunc_links *l, size_t from)
 		bpf_link__destroy(l->v[--l->n]);
 }
 
+struct destroy_slice {
+	struct bpf_link **v;
+	size_t n;
+};
+
+static void *destroy_slice(void *arg)
+{
+	struct destroy_slice *d = arg;
+
+	for (size_t i = 0; i < d->n; i++)
+		bpf_link__destroy(d->v[i]);
+	return NULL;
+}
+
+/* Closing a perf-event link waits for an RCU tasks-trace grace period
+ * (perf_event_detach_bpf_prog), tens of milliseconds each: one thread
+ * detaching 2000 uprobes takes minutes.  Concurrent closes share grace
+ * periods, so large sets are detached by many threads at once. */
+#define DESTROY_THREADS 64
+
 void kfunc_links_destroy(struct kfunc_links *l)
 {
+	struct destroy_slice d[DESTROY_THREADS];
+	pthread_t t[DESTROY_THREADS];
+	size_t nt = l->n / 8 < DESTROY_THREADS ? l->n / 8 : DESTROY_THREADS, at = 0;
+	bool started[DESTROY_THREADS] = { 0 };
+
+	for (size_t i = 0; i < nt; i++) {
+		d[i].v = l->v + at;
+		d[i].n = (l->n - at) / (nt - i);
+		started[i] = !pthread_create(&t[i], NULL, destroy_slice, &d[i]);
+		if (!started[i])
+			destroy_slice(&d[i]);
+		at += d[i].n;
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	if (nt)
+		l->n = 0;
 	links_truncate(l, 0);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
@@ -193,10 +232,8 @@ int kfunc_attach(const struct kfunc_req *r, bool *ok, struct kfunc_links *links)
 		struct bpf_link *lr = NULL, *le = NULL;
 
 		ok[i] = false;
-		if (stop_requested()) {
-			links_truncate(links, mark);
-			return -EINTR;
-		}
+		if (stop_requested())
+			return -EINTR;	/* links stay for kfunc_links_destroy() */
 		if (r->ret) {
 			lr = kfunc_attach_one(r->ret, r->names[i], true, r->cookies[i]);
 			if (!lr) {

@@ -1,0 +1,165 @@
+# kdist func on the host: user functions of a known call tree (uprobes), the
+# errors for kernel patterns on a kernel without kprobes and for patterns
+# that match nothing, exclusions, views.
+# shellcheck shell=bash
+
+FUNC_N=20	# calltree iterations: outer N, middle 2N, leaf 6N, recurse 5N
+
+# One traced calltree run as JSON, shared by the tests below.
+func_calltree_json() {
+	if [ ! -s "$TMP/func-calltree.json" ]; then
+		"$KDIST" func "u:$WL/calltree:*" -o json -- "$WL/calltree" $FUNC_N \
+			>"$TMP/func-calltree.json" 2>"$TMP/func-calltree.err" ||
+			{ cat "$TMP/func-calltree.err"; rm -f "$TMP/func-calltree.json"; return 1; }
+	fi
+	echo "$TMP/func-calltree.json"
+}
+
+# fval FILE FUNCTION FIELD: a field of one function's group
+fval() {
+	json "$1" "[g['$3'] for g in d['groups'] if g['by']['function'] == 'calltree:$2'][0]"
+}
+
+test_func_calltree_counts() {
+	local f got want n=$FUNC_N
+	f=$(func_calltree_json) || { fail "kdist func failed"; return; }
+	for want in outer:$n middle:$((2 * n)) leaf:$((6 * n)) recurse:$((5 * n)) spin_us:$((5 * n)) main:1; do
+		got=$(fval "$f" "${want%%:*}" count)
+		[ "$got" = "${want#*:}" ] || { fail "${want%%:*}: $got calls, expected ${want#*:}"; return; }
+	done
+	[ "$(json "$f" "d['lost']")" = 0 ] || { fail "lost $(json "$f" "d['drops']")"; return; }
+	pass "outer $n, middle $((2 * n)), leaf $((6 * n)), recurse $((5 * n)) calls, nothing lost"
+}
+
+# Self time plus the totals of the traced callees is the total, within 2%
+# (the probes' own cost lands in the caller's self time).
+test_func_self_plus_callees() {
+	local f o_t o_s m_t m_s l_t l_s r_t
+	f=$(func_calltree_json) || { fail "kdist func failed"; return; }
+	o_t=$(fval "$f" outer total); o_s=$(fval "$f" outer self)
+	m_t=$(fval "$f" middle total); m_s=$(fval "$f" middle self)
+	l_t=$(fval "$f" leaf total); l_s=$(fval "$f" leaf self)
+	r_t=$(fval "$f" recurse total)
+	within $((o_s + m_t + r_t)) "$o_t" 2 ||
+		{ fail "outer: self $o_s + middle $m_t + recurse $r_t != total $o_t"; return; }
+	within $((m_s + l_t)) "$m_t" 2 ||
+		{ fail "middle: self $m_s + leaf $l_t != total $m_t"; return; }
+	[ "$l_s" = "$l_t" ] || { fail "leaf has no traced callees: self $l_s != total $l_t"; return; }
+	within "$l_t" $((FUNC_N * 6 * 1000000)) 25 ||
+		{ fail "leaf total $l_t ns, expected about $((FUNC_N * 6)) x 1 ms"; return; }
+	pass "outer $o_t = $o_s + $m_t + $r_t ns (2%), middle, leaf self = total"
+}
+
+# recurse(4..0): 5 activations per outer call, each spinning 0.2 ms.  The
+# total counts outermost activations only (about 1 ms per outer call); the
+# histogram's sum counts every activation (about 3 ms: 1 + 0.8 + ... + 0.2).
+test_func_recursion() {
+	local f r_t r_s r_sum s_t
+	f=$(func_calltree_json) || { fail "kdist func failed"; return; }
+	r_t=$(fval "$f" recurse total); r_s=$(fval "$f" recurse self)
+	r_sum=$(fval "$f" recurse sum); s_t=$(fval "$f" spin_us total)
+	within "$r_t" $((FUNC_N * 1000000)) 25 ||
+		{ fail "recurse total $r_t ns, expected about $FUNC_N x 1 ms (double counted?)"; return; }
+	within $((r_s + s_t)) "$r_t" 2 ||
+		{ fail "recurse: self $r_s + spin_us $s_t != total $r_t"; return; }
+	within "$r_sum" $((r_t * 3)) 10 ||
+		{ fail "recurse: sum over activations $r_sum, expected 3 x total $r_t"; return; }
+	pass "recurse total $r_t ns once per recursion, activations sum $r_sum (3x)"
+}
+
+test_func_kernel_needs_kprobes() {
+	local out rc
+	if "$KDIST" probe | grep -Eq '^ +kprobes +yes'; then
+		skip "this kernel has kprobes; kernel functions are tested in the VM tier"
+		return
+	fi
+	out=$("$KDIST" func 'vfs_*' -d 1 2>&1); rc=$?
+	[ $rc -ne 0 ] || { fail "exit 0"; return; }
+	[ "$(echo "$out" | wc -l)" = 1 ] && grep -q "no kprobes" <<<"$out" ||
+		{ fail "expected one line about kprobes, got: $out"; return; }
+	# mixed with user functions: the same error, not a partial run
+	"$KDIST" func 'vfs_*' "u:$WL/calltree:leaf" -d 1 >/dev/null 2>&1 &&
+		{ fail "mixed kernel and user patterns exit 0"; return; }
+	pass "$out"
+}
+
+test_func_no_match() {
+	local out rc
+	out=$("$KDIST" func "u:$WL/calltree:no_such_fn*" -d 1 2>&1); rc=$?
+	[ $rc -ne 0 ] && grep -q "failed to find functions" <<<"$out" ||
+		{ fail "rc $rc: $out"; return; }
+	out=$("$KDIST" func "u:/no/such/binary:x" -d 1 2>&1); rc=$?
+	[ $rc -ne 0 ] && grep -q "failed to find" <<<"$out" || { fail "rc $rc: $out"; return; }
+	out=$("$KDIST" func "u:nopath" -d 1 2>&1); rc=$?
+	[ $rc -ne 0 ] && grep -q "bad pattern" <<<"$out" || { fail "rc $rc: $out"; return; }
+	pass "$(head -1 <<<"$out")"
+}
+
+test_func_exclusion() {
+	local f=$TMP/func-excl.json n=5
+	"$KDIST" func "u:$WL/calltree:*" '!leaf' '!spin_*' -o json -- "$WL/calltree" $n >"$f" 2>/dev/null ||
+		{ fail "kdist func failed"; return; }
+	[ "$(json "$f" "sorted(g['by']['function'] for g in d['groups'] if 'leaf' in g['by']['function'] or 'spin' in g['by']['function'])")" = "[]" ] ||
+		{ fail "excluded functions present"; return; }
+	[ "$(json "$f" "[g['count'] for g in d['groups'] if g['by']['function'] == 'calltree:middle'][0]")" = $((2 * n)) ] ||
+		{ fail "middle not counted"; return; }
+	# with leaf untraced, middle's sleeps are its own time
+	[ "$(json "$f" "[g['self'] == g['total'] for g in d['groups'] if g['by']['function'] == 'calltree:middle'][0]")" = True ] ||
+		{ fail "middle self != total without traced callees"; return; }
+	pass "!leaf !spin_* excluded; middle self = total"
+}
+
+test_func_csv_and_text() {
+	local out
+	out=$("$KDIST" func "u:$WL/calltree:middle" "u:$WL/calltree:leaf" -o csv -- "$WL/calltree" 3 2>/dev/null) ||
+		{ fail "csv run failed"; return; }
+	[ "$(head -1 <<<"$out")" = "function,calls,total_us,self_us,avg_us" ] || { fail "header: $out"; return; }
+	grep -Eq '^calltree:leaf,18,[0-9.]+,[0-9.]+,[0-9.]+$' <<<"$out" || { fail "no leaf row: $out"; return; }
+	out=$("$KDIST" func "u:$WL/calltree:leaf" --hist -- "$WL/calltree" 3 2>/dev/null) ||
+		{ fail "--hist run failed"; return; }
+	grep -q "FUNCTION" <<<"$out" && grep -Eq '^ +[0-9]+ -> [0-9]+ +: 18 ' <<<"$out" ||
+		{ fail "--hist: no table or no histogram with 18 calls: $out"; return; }
+	pass "csv columns, --hist"
+}
+
+test_func_by_comm_tid() {
+	local f=$TMP/func-by.json
+	"$KDIST" func "u:$WL/calltree:outer" --by comm,tid -o json -- "$WL/calltree" 4 >"$f" 2>/dev/null ||
+		{ fail "kdist func failed"; return; }
+	[ "$(json "$f" "[(g['by']['comm'], g['count']) for g in d['groups']]")" = "[('calltree', 4)]" ] ||
+		{ fail "groups: $(json "$f" "d['groups'][0]['by']")"; return; }
+	[ "$(json "$f" "d['by']")" = "['function', 'comm', 'tid']" ] || { fail "by: $(json "$f" "d['by']")"; return; }
+	pass "--by comm,tid: one group, calltree, 4 calls"
+}
+
+test_func_json_attach_fields() {
+	local f
+	f=$(func_calltree_json) || { fail "kdist func failed"; return; }
+	[ "$(json "$f" "(d['kind'], d['events'][0]['attach'], d['functions']['skipped'] >= 1, d['functions']['attached'] >= 6, d['functions']['attach_ms'] > 0)")" = "('func', 'uprobe', True, True, True)" ] ||
+		{ fail "$(json "$f" "(d['kind'], d['events'], d['functions'])")"; return; }
+	pass "$(json "$f" "d['functions']")"
+}
+
+# Ctrl-C while attaching a large set: a prompt, clean exit, nothing left.
+# Uprobes go into one sleeping process only (-p), not the whole system.
+test_func_interrupt_attach() {
+	local sp kp t0 t1 msg
+	sleep 60 & sp=$!
+	t0=$(date +%s%N)
+	"$KDIST" func -v 'u:libc:*' -p $sp -d 30 >"$TMP/func-int.out" 2>&1 & kp=$!
+	for _ in $(seq 100); do grep -q "attaching" "$TMP/func-int.out" && break; sleep 0.05; done
+	sleep 0.1
+	kill -INT $kp
+	wait $kp
+	t1=$(date +%s%N)
+	kill $sp; wait $sp 2>/dev/null
+	msg=$(grep -o "interrupted while attaching.*" "$TMP/func-int.out") ||
+		{ fail "no interruption message: $(cat "$TMP/func-int.out")"; return; }
+	no_leftovers || { fail "$(bpf_leftovers) programs or probes left"; return; }
+	pass "$msg; exited $(((t1 - t0) / 1000000)) ms after start"
+}
+
+test_func_no_leftovers() {
+	func_calltree_json >/dev/null || { fail "kdist func failed"; return; }
+	no_leftovers && pass || fail "$(bpf_leftovers) programs or probes left"
+}

@@ -607,7 +607,7 @@ static int func_attach(struct session *s)
 			};
 			err = kfunc_attach(&r, ok, &fp->links);
 		}
-		for (size_t i = 0; err >= 0 && i < k; i++)
+		for (size_t i = 0; (err >= 0 || err == -EINTR) && i < k; i++)
 			fp->fns[cookies[i]].attached = ok[i];
 		if (err > 0) {
 			attached = err;

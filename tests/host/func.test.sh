@@ -148,7 +148,7 @@ test_func_interrupt_attach() {
 	t0=$(date +%s%N)
 	"$KDIST" func -v 'u:libc:*' -p $sp -d 30 >"$TMP/func-int.out" 2>&1 & kp=$!
 	for _ in $(seq 100); do grep -q "attaching" "$TMP/func-int.out" && break; sleep 0.05; done
-	sleep 0.1
+	sleep 0.02
 	kill -INT $kp
 	wait $kp
 	t1=$(date +%s%N)

@@ -1,0 +1,117 @@
+#!/bin/bash
+# Kernel functions, run inside a VM by tests/vm/run.sh (tests/vm/run-in-vm
+# FLAVOR tests/vm/func-vm.sh): kdist func and pair's k:/kr: on a stock
+# Debian kernel.  KDIST_VM_FLAVOR says which (6.1: kprobes only; 6.12:
+# kprobe.multi too).  Ends with "N passed, N failed, N skipped".
+source "$(dirname "$0")/../lib.sh"
+
+FLAVOR=${KDIST_VM_FLAVOR:-unknown}
+READS=1000
+# about 1000 functions on both kernels, rarely called in an idle VM
+BIG_GLOB=('pci_*' 'tcp_*')
+# TCG is 10-50 times slower than hardware; these bounds are for TCG
+BIG_ATTACH_MAX_MS=${BIG_ATTACH_MAX_MS:-60000}
+
+# READS one-byte reads of a pipe by dd
+pipe_reads() {
+	echo "head -c $((READS * 2)) /dev/zero | dd of=/dev/null bs=1 count=$READS 2>/dev/null"
+}
+
+kprobes_active() {
+	local n
+	n=$(grep -c . /sys/kernel/debug/kprobes/list 2>/dev/null)
+	echo "${n:-0}"
+}
+
+# nothing attached: no kprobes, no kdist programs (RCU frees them late)
+nothing_left() {
+	for _ in $(seq 30); do
+		[ "$(kprobes_active)" = 0 ] && [ "$(bpf_leftovers)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+test_vm_probe_multi() {
+	local line
+	line=$("$KDIST" probe | grep -E '^ +kprobe.multi ')
+	case $FLAVOR in
+	6.12) grep -q yes <<<"$line" && pass "$line" || fail "expected kprobe.multi: $line" ;;
+	6.1) grep -q 'no:' <<<"$line" && pass "$line" || fail "expected no kprobe.multi: $line" ;;
+	*) skip "unknown flavor $FLAVOR" ;;
+	esac
+}
+
+# N reads of a pipe give at least N vfs_read calls from that process, and
+# self time below total for the functions with traced callees: dd's reads
+# go ksys_read -> vfs_read -> pipe_read, so vfs_read's total is its self
+# time plus pipe_read's total (2%: probe costs land in self times).
+test_vm_func_pipe_reads() {
+	local f=$TMP/reads.json calls vt vs pt kt ks
+	"$KDIST" func ksys_read vfs_read pipe_read --by comm -o json \
+		-- sh -c "$(pipe_reads)" >"$f" 2>"$TMP/reads.err" ||
+		{ fail "kdist func: $(cat "$TMP/reads.err")"; return; }
+	# one python run for all values: each costs seconds under TCG
+	read -r calls vt vs pt kt ks <<<"$(json "$f" "' '.join(str([g for g in d['groups'] if g['by'] == {'function': fn, 'comm': 'dd'}][0][k]) for fn, k in (('vfs_read', 'count'), ('vfs_read', 'total'), ('vfs_read', 'self'), ('pipe_read', 'total'), ('ksys_read', 'total'), ('ksys_read', 'self')))")"
+	[ "${calls:-0}" -ge $READS ] || { fail "dd: $calls vfs_read calls, expected >= $READS"; return; }
+	[ "$vs" -lt "$vt" ] && [ "$ks" -lt "$kt" ] ||
+		{ fail "self not below total: vfs_read $vs/$vt, ksys_read $ks/$kt"; return; }
+	within $((vs + pt)) "$vt" 2 || { fail "vfs_read: self $vs + pipe_read $pt != total $vt"; return; }
+	within $((ks + vt)) "$kt" 2 || { fail "ksys_read: self $ks + vfs_read $vt != total $kt"; return; }
+	pass "dd: $calls vfs_read calls for $READS reads; vfs_read $vt = self $vs + pipe_read $pt ns"
+}
+
+# A glob of 1000+ functions attaches within a bound, and leaves nothing.
+test_vm_func_big_glob() {
+	local f=$TMP/big.json t0 t1 n ms sk how
+	t0=$(date +%s%N)
+	"$KDIST" func "${BIG_GLOB[@]}" -d 1 -o json >"$f" 2>"$TMP/big.err" ||
+		{ fail "kdist func: $(tail -3 "$TMP/big.err")"; return; }
+	t1=$(date +%s%N)
+	read -r n ms sk how <<<"$(json "$f" "'%d %d %d %s' % (d['functions']['attached'], d['functions']['attach_ms'], d['functions']['skipped'], d['events'][0]['attach'])")"
+	[ "${n:-0}" -ge 1000 ] || { fail "only $n functions attached"; return; }
+	[ "$ms" -le "$BIG_ATTACH_MAX_MS" ] || { fail "$n functions attached in $ms ms > $BIG_ATTACH_MAX_MS"; return; }
+	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
+	pass "${BIG_GLOB[*]}: $n attached ($sk skipped) with $how in $ms ms (bound $BIG_ATTACH_MAX_MS); whole run incl. detach $(((t1 - t0) / 1000000)) ms; nothing left"
+}
+
+# Functions that cannot be traced are skipped and counted, not fatal.
+test_vm_func_skips_untraceable() {
+	local f=$TMP/skip.json
+	# do_int3 is on the kprobes blacklist; vfs_read is fine
+	"$KDIST" func vfs_read do_int3 -d 0.5 -o json >"$f" 2>"$TMP/skip.err" ||
+		{ fail "kdist func: $(cat "$TMP/skip.err")"; return; }
+	[ "$(json "$f" "(d['functions']['attached'], d['functions']['skipped'])")" = "(1, 1)" ] ||
+		{ fail "attached/skipped: $(json "$f" "d['functions']")"; return; }
+	pass "vfs_read attached, do_int3 skipped"
+}
+
+# Ctrl-C in the middle of a long attach: exits, nothing left attached.
+test_vm_func_interrupt() {
+	local kp t0 t1 msg
+	t0=$(date +%s%N)
+	"$KDIST" func -v "${BIG_GLOB[@]}" -d 60 >"$TMP/int.out" 2>&1 & kp=$!
+	for _ in $(seq 600); do grep -q "attaching" "$TMP/int.out" && break; sleep 0.05; done
+	sleep 0.2
+	kill -INT $kp
+	wait $kp
+	t1=$(date +%s%N)
+	msg=$(grep -oE "interrupted while attaching.*|functions attached.*" "$TMP/int.out")
+	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
+	pass "${msg:-stopped}; exited $(((t1 - t0) / 1000000)) ms after start; nothing left"
+}
+
+# pair's k:/kr: through the same attach machinery
+test_vm_pair_kprobe() {
+	local f=$TMP/pair.json n how p50
+	"$KDIST" pair k:vfs_read kr:vfs_read --comm dd -o json -- sh -c "$(pipe_reads)" >"$f" 2>"$TMP/pair.err" ||
+		{ fail "kdist pair: $(cat "$TMP/pair.err")"; return; }
+	read -r n how p50 <<<"$(json "$f" "'%d %s %d' % (sum(g['count'] for g in d['groups']), ','.join(e['attach'] for e in d['events']), d['groups'][0]['p50'])")"
+	[ "${n:-0}" -ge $READS ] || { fail "$n vfs_read latencies, expected >= $READS"; return; }
+	[ "$how" = kprobe,kretprobe ] || { fail "attach: $how"; return; }
+	nothing_left || { fail "left behind: $(kprobes_active) kprobes"; return; }
+	pass "$n vfs_read latencies, p50 $p50 ns, $how"
+}
+
+echo "kernel $(uname -r) ($FLAVOR)"
+run_tests

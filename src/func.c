@@ -148,8 +148,9 @@ static int read_names(const char *path, int field, char ***out, size_t *n, char 
 static int add_kernel(struct func *fp, const struct patterns *pt)
 {
 	char path[512], *fbuf = NULL, *bbuf = NULL, **avail = NULL, **deny = NULL;
-	const char **names = NULL;
-	size_t navail, ndeny = 0, nnames = 0, matched = 0;
+	const char **names = NULL, **exact = NULL;
+	size_t navail, ndeny = 0, nnames = 0, matched = 0, nexact = 0;
+	int *globs = NULL, nglobs = 0;
 	int *per_glob = calloc(pt->nkernel, sizeof(int));
 	struct ksyms *ks = NULL;
 	const struct ksym *k;
@@ -185,23 +186,40 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* Plain names by binary search, globs by matching: a list of 1000
+	 * names would otherwise cost 1000 matches per kernel symbol. */
+	exact = malloc(pt->nkernel * sizeof(*exact));
+	globs = malloc(pt->nkernel * sizeof(*globs));
+	if (!exact || !globs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int g = 0; g < pt->nkernel; g++) {
+		if (strpbrk(pt->kernel[g], "*?[\\"))
+			globs[nglobs++] = g;
+		else
+			exact[nexact++] = pt->kernel[g];
+	}
+	qsort(exact, nexact, sizeof(*exact), cmp_str);
 	for (size_t i = 0; (k = ksyms_at(ks, i)); i++) {
-		bool hit = false;
+		bool hit = in_sorted((char **)exact, nexact, k->name);
 
 		/* padding and CFI stubs before functions are not functions */
 		if (!strncmp(k->name, "__pfx_", 6) || !strncmp(k->name, "__cfi_", 6))
 			continue;
-		for (int g = 0; g < pt->nkernel; g++) {
-			if (glob_match(pt->kernel[g], k->name)) {
-				per_glob[g]++;
+		for (int j = 0; j < nglobs; j++) {
+			if (glob_match(pt->kernel[globs[j]], k->name)) {
+				per_glob[globs[j]]++;
 				hit = true;
 			}
 		}
 		if (hit && !excluded(pt, k->name))
 			names[nnames++] = k->name;
 	}
+	qsort(names, nnames, sizeof(*names), cmp_str);
 	for (int g = 0; g < pt->nkernel; g++) {
-		if (!per_glob[g]) {
+		if (!per_glob[g] && !in_sorted((char **)names, nnames, pt->kernel[g]) &&
+		    !excluded(pt, pt->kernel[g])) {
 			kd_err("failed to find kernel functions matching '%s': no such symbol "
 			       "in /proc/kallsyms", pt->kernel[g]);
 			err = -ENOENT;
@@ -209,7 +227,6 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 		}
 	}
 	/* one function per name: that is what kprobes attach to by name */
-	qsort(names, nnames, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < nnames; i++) {
 		if (i && !strcmp(names[i], names[i - 1]))
 			continue;
@@ -227,6 +244,8 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 	err = 0;
 out:
 	free(per_glob);
+	free(exact);
+	free(globs);
 	free(names);
 	ksyms_free(ks);
 	free(avail);

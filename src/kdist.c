@@ -322,6 +322,11 @@ static int run_session(const struct command *c, struct options *o)
 	int sfd = -1, err, interval = 0;
 	bool stop = false, have_workload = o->cmd || o->argv;
 
+	/* A shell starts background commands with SIGINT ignored, and an
+	 * ignored signal never reaches a signalfd: take the defaults back so
+	 * that Ctrl-C and kill -INT always end the run with its result. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -369,9 +374,10 @@ static int run_session(const struct command *c, struct options *o)
 		goto out;
 	t_attach = now_ns();
 	kd_info("attached in %.1f ms", (t_attach - t0) / 1e6);
-	if (o->view.format == OUT_TEXT)
-		fprintf(stderr, "Tracing%s... Hit Ctrl-C to end.\n",
-			have_workload ? " the workload" : "");
+	/* on stderr whatever the format: scripts wait for it to know the
+	 * probes are attached */
+	fprintf(stderr, "Tracing%s... Hit Ctrl-C to end.\n",
+		have_workload ? " the workload" : "");
 	if (have_workload) {
 		err = workload_start(&w);
 		if (err) {

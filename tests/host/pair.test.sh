@@ -135,17 +135,16 @@ PY
 
 test_pair_bpftrace_cross_check() {
 	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
-	local comm=kdxsleep
+	local comm=kdxsleep$$
 	cp "$WL/sleeper" "$TMP/$comm"
+	"$KDIST" pair $NS_ENTER $NS_EXIT --comm $comm -d 60 -o json >"$TMP/cc.json" 2>"$TMP/err" &
+	local kd=$!
+	for _ in $(seq 100); do grep -q Tracing "$TMP/err" && break; sleep 0.1; done
+	# bpftrace runs the workload once it is attached itself, and the
+	# workload starts once kdist is attached too: both see the same stream
 	bpftrace -e "tracepoint:syscalls:sys_exit_nanosleep /comm == \"$comm\"/ { @n = count(); }" \
-		>"$TMP/bt.out" 2>&1 & local bt=$!
-	"$KDIST" pair $NS_ENTER $NS_EXIT --comm $comm -d 20 -o json >"$TMP/cc.json" 2>"$TMP/err" & local kd=$!
-	# start the workload only once both are attached
-	for _ in $(seq 100); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.1; done
-	sleep 0.5
-	"$TMP/$comm" 77 3
-	sleep 0.3
-	kill -INT $bt $kd; wait $bt $kd
+		-c "$TMP/$comm 77 3" >"$TMP/bt.out" 2>&1
+	kill -INT $kd; wait $kd
 	local bc kc
 	bc=$(grep -oE '@n: [0-9]+' "$TMP/bt.out" | awk '{print $2}')
 	kc=$(json "$TMP/cc.json" 'd["groups"][0]["count"]')

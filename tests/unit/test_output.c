@@ -18,6 +18,7 @@ static void add_group(struct measurement *m, const char *comm, uint64_t base, in
 	for (int i = 0; i < n; i++)
 		hist_add(&g->h, base + (uint64_t)i * base / n);
 	g->self_ns = g->h.sum / 2;
+	g->total_ns = g->h.sum;
 }
 
 static void sample(struct measurement *m, enum m_kind kind)

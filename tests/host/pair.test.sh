@@ -22,10 +22,11 @@ test_pair_raw_tracepoint_by_thread() {
 	local attach n5
 	attach=$(json "$TMP/raw.json" 'd["events"][0]["attach"]')
 	[ "$attach" = raw_tracepoint ] || { fail "attached as $attach"; return; }
-	# exactly 30 syscalls of the workload sleep ~5 ms; none of its others do
-	n5=$(json "$TMP/raw.json" 'sum(b[2] for b in d["groups"][0]["buckets"] if 4.5e6 <= b[0] <= 6e6)')
-	[ "$n5" = 30 ] || { fail "$n5 syscalls around 5 ms, expected 30"; return; }
-	pass "30 of 30 sleeps in the 5 ms buckets"
+	# exactly 30 syscalls of the workload sleep 5 ms (or longer, on a busy
+	# machine); none of its others take that long
+	n5=$(json "$TMP/raw.json" 'sum(b[2] for b in d["groups"][0]["buckets"] if b[1] >= 4.7e6)')
+	[ "$n5" = 30 ] || { fail "$n5 syscalls of 5 ms or more, expected 30"; return; }
+	pass "30 of 30 sleeps of 5 ms or more"
 }
 
 test_pair_field_key_across_threads() {

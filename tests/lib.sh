@@ -70,3 +70,12 @@ no_leftovers() {
 	done
 	return 1
 }
+
+# Wait (up to 20 s) until a kdist writing to FILE says it is attached.
+wait_tracing() {
+	for _ in $(seq 200); do
+		grep -q '^Tracing' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -140,7 +140,7 @@ test_pair_bpftrace_cross_check() {
 	cp "$WL/sleeper" "$TMP/$comm"
 	"$KDIST" pair $NS_ENTER $NS_EXIT --comm $comm -d 60 -o json >"$TMP/cc.json" 2>"$TMP/err" &
 	local kd=$!
-	for _ in $(seq 100); do grep -q Tracing "$TMP/err" && break; sleep 0.1; done
+	wait_tracing "$TMP/err"
 	# bpftrace runs the workload once it is attached itself, and the
 	# workload starts once kdist is attached too: both see the same stream
 	bpftrace -e "tracepoint:syscalls:sys_exit_nanosleep /comm == \"$comm\"/ { @n = count(); }" \
@@ -202,7 +202,7 @@ test_no_leftovers_after_exit_and_signals() {
 	for sig in INT TERM; do
 		"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit >"$TMP/sig.out" 2>&1 &
 		pid=$!
-		sleep 1
+		wait_tracing "$TMP/sig.out"
 		[ "$(bpf_leftovers $pid)" -gt 0 ] || { fail "nothing attached while running"; ok=0; }
 		kill -$sig $pid; wait $pid; rc=$?
 		[ $rc = 0 ] || { fail "SIG$sig: exit $rc"; ok=0; }
@@ -210,8 +210,8 @@ test_no_leftovers_after_exit_and_signals() {
 		no_leftovers || { fail "left over after SIG$sig"; ok=0; }
 	done
 	# SIGKILL: the kernel drops links and programs with their last fd
-	"$KDIST" pair "u:$WL/calltree:leaf" "ur:$WL/calltree:leaf" >/dev/null 2>&1 &
-	pid=$!; sleep 1; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.2
+	"$KDIST" pair "u:$WL/calltree:leaf" "ur:$WL/calltree:leaf" >"$TMP/kill.out" 2>&1 &
+	pid=$!; wait_tracing "$TMP/kill.out"; kill -KILL $pid; wait $pid 2>/dev/null; sleep 0.2
 	no_leftovers || { fail "left over after SIGKILL"; ok=0; }
 	[ $ok = 1 ] && pass "clean after exit, SIGINT, SIGTERM, SIGKILL"
 }

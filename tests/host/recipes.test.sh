@@ -47,7 +47,7 @@ test_recipe_wq() {
 	q=$(recipe_group "$TMP/wq.json" "{'function': 'refresh_vm_stats'}" count)
 	# workers run in kworkers, outside a workload's cgroup: trace all
 	"$KDIST" wq -o json -d 3 >"$TMP/wq2.json" 2>"$TMP/err" & local pid=$!
-	sleep 1.5
+	wait_tracing "$TMP/err"
 	for _ in $(seq $n); do echo 1 >/proc/sys/vm/stat_refresh; done
 	wait $pid || { fail "$(cat "$TMP/err")"; return; }
 	e=$(recipe_group "$TMP/wq2.json" "{'function': 'refresh_vm_stats'}" count)

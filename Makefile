@@ -42,6 +42,9 @@ $(BUILD)/%.o: src/%.c | $(BUILD)
 $(BUILD)/%.bpf.o: src/%.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
+# Kept (not removed as intermediates): the tests read program names from them.
+.SECONDARY: $(patsubst src/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 

@@ -47,6 +47,11 @@ within() {
 bpf_leftovers() {
 	local names ids held n=0 id
 	names=$(for o in "$TOP"/build/*.bpf.o; do llvm-nm "$o" | awk '$2 == "T" {print substr($3, 1, 15)}'; done | sort -u)
+	if [ -z "$names" ]; then
+		echo "bpf_leftovers: no program names in $TOP/build/*.bpf.o" >&2
+		echo 999
+		return
+	fi
 	ids=$(bpftool prog list 2>/dev/null | awk -v names="$names" '
 		BEGIN { split(names, a, "\n"); for (i in a) want[a[i]] = 1 }
 		/^[0-9]+:/ { for (i = 1; i < NF; i++) if ($i == "name" && ($(i + 1) in want)) print $1 + 0 }')

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "func.h"
+#include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -71,29 +72,7 @@ static __always_inline void drop_n(__u32 what, __u64 n)
 
 static __always_inline bool filtered_out(void)
 {
-	__u64 id;
-
-	if (cfg.filter_tgid || cfg.filter_tid) {
-		id = bpf_get_current_pid_tgid();
-		if (cfg.filter_tgid && id >> 32 != cfg.filter_tgid)
-			return true;
-		if (cfg.filter_tid && (__u32)id != cfg.filter_tid)
-			return true;
-	}
-	if (cfg.filter_cgroup && bpf_get_current_cgroup_id() != cfg.filter_cgroup)
-		return true;
-	if (cfg.filter_comm_on) {
-		char comm[FUNC_STR_LEN];
-
-		bpf_get_current_comm(comm, sizeof(comm));
-		for (int i = 0; i < FUNC_STR_LEN; i++) {
-			if (comm[i] != cfg.filter_comm[i])
-				return true;
-			if (!comm[i])
-				break;
-		}
-	}
-	return false;
+	return task_filtered_out(&cfg.filter, NULL);
 }
 
 static __always_inline struct func_stack *get_stack(bool create)

@@ -412,13 +412,7 @@ static int configure(struct func *fp, struct options *o)
 		snprintf(m->by[m->nby++], sizeof(m->by[0]), "%s", names[i]);
 	}
 	c->grouped = n > 0;
-	c->filter_tgid = o->pid;
-	c->filter_tid = o->tid;
-	c->filter_cgroup = o->cgroup_id;
-	if (o->comm[0]) {
-		c->filter_comm_on = 1;
-		memcpy(c->filter_comm, o->comm, sizeof(c->filter_comm));
-	}
+	task_filter_set(&c->filter, o);
 	return 0;
 }
 

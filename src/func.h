@@ -4,6 +4,7 @@
 #ifndef KDIST_FUNC_H
 #define KDIST_FUNC_H
 
+#include "filter.h"
 #include "hist.h"
 
 /* Frames of the per-thread shadow stack.  Deeper calls are counted as
@@ -15,11 +16,7 @@ struct func_cfg {
 	unsigned char task_storage;	/* shadow stack in task storage, else a tid hash */
 	unsigned char grouped;		/* --by: a hash keyed by func_key */
 	unsigned char by_pid, by_tid, by_comm;
-	unsigned char filter_comm_on;
-	unsigned int filter_tgid;
-	unsigned int filter_tid;
-	unsigned long long filter_cgroup;
-	char filter_comm[FUNC_STR_LEN];
+	struct task_filter filter;
 };
 
 struct func_frame {

@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 #include "hist.h"
 #include "pair.h"
+#include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -228,35 +229,7 @@ static __always_inline bool cond_holds(void *ctx, int src, struct task_struct *t
 
 static __always_inline bool filtered_out(struct task_struct *t)
 {
-	__u64 id;
-
-	if (cfg.filter_tgid || cfg.filter_tid) {
-		id = bpf_get_current_pid_tgid();
-		if (t)
-			id = task_val(t, VAL_PID) << 32 | task_val(t, VAL_TID);
-		if (cfg.filter_tgid && id >> 32 != cfg.filter_tgid)
-			return true;
-		if (cfg.filter_tid && (__u32)id != cfg.filter_tid)
-			return true;
-	}
-	if (cfg.filter_cgroup &&
-	    (t ? task_val(t, VAL_CGROUP) : bpf_get_current_cgroup_id()) != cfg.filter_cgroup)
-		return true;
-	if (cfg.filter_comm_on) {
-		char comm[PAIR_STR_LEN];
-
-		if (t)
-			BPF_CORE_READ_STR_INTO(&comm, t, comm);
-		else
-			bpf_get_current_comm(comm, sizeof(comm));
-		for (int i = 0; i < PAIR_STR_LEN; i++) {
-			if (comm[i] != cfg.filter_comm[i])
-				return true;
-			if (!comm[i])
-				break;
-		}
-	}
-	return false;
+	return task_filtered_out(&cfg.filter, t);
 }
 
 static __always_inline void record(struct group_key *g, __u64 delta);

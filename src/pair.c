@@ -365,13 +365,7 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 		if (err)
 			return err;
 	}
-	c->filter_tgid = o->pid;
-	c->filter_tid = o->tid;
-	c->filter_cgroup = o->cgroup_id;
-	if (o->comm[0]) {
-		c->filter_comm_on = 1;
-		memcpy(c->filter_comm, o->comm, sizeof(c->filter_comm));
-	}
+	task_filter_set(&c->filter, o);
 	return 0;
 }
 

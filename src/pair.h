@@ -4,6 +4,8 @@
 #ifndef KDIST_PAIR_H
 #define KDIST_PAIR_H
 
+#include "filter.h"
+
 #define PAIR_MAX_KEY 4	/* fields matching START to END */
 #define PAIR_MAX_BY 4	/* grouping components */
 #define PAIR_STR_LEN 16 /* one string component (comm, or a char[] field) */
@@ -52,11 +54,7 @@ struct pair_cfg {
 	struct val_src by[PAIR_MAX_BY];
 	unsigned char thread_key;	/* match by thread, not by fields */
 	unsigned char task_storage;	/* thread starts in task storage */
-	unsigned char filter_comm_on;
-	unsigned int filter_tgid;
-	unsigned int filter_tid;
-	unsigned long long filter_cgroup;
-	char filter_comm[PAIR_STR_LEN];
+	struct task_filter filter;
 	/* Single-event mode: every START is recorded at once, its value is
 	 * `value` (VAL_NONE: 0, a plain count); there is no END. */
 	unsigned char single;

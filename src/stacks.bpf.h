@@ -6,6 +6,7 @@
 #define KDIST_STACKS_BPF_H
 
 #include "stacks.h"
+#include "filter.bpf.h"
 
 #ifndef EEXIST
 #define EEXIST 17
@@ -42,29 +43,7 @@ static __always_inline void drop(__u32 what)
  * --comm.  Resolved at verification for the filters not given. */
 static __always_inline bool filtered_out(void)
 {
-	__u64 id;
-
-	if (cfg.filter_tgid || cfg.filter_tid) {
-		id = bpf_get_current_pid_tgid();
-		if (cfg.filter_tgid && id >> 32 != cfg.filter_tgid)
-			return true;
-		if (cfg.filter_tid && (__u32)id != cfg.filter_tid)
-			return true;
-	}
-	if (cfg.filter_cgroup && bpf_get_current_cgroup_id() != cfg.filter_cgroup)
-		return true;
-	if (cfg.filter_comm_on) {
-		char comm[STACK_COMM_LEN];
-
-		bpf_get_current_comm(comm, sizeof(comm));
-		for (int i = 0; i < STACK_COMM_LEN; i++) {
-			if (comm[i] != cfg.filter_comm[i])
-				return true;
-			if (!comm[i])
-				break;
-		}
-	}
-	return false;
+	return task_filtered_out(&cfg.filter, NULL);
 }
 
 static __always_inline int stack_id(void *ctx, __u64 flags)

@@ -358,13 +358,7 @@ int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *df
 void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct stack_cfg *c)
 {
 	c->fields = sc->fields;
-	c->filter_tgid = o->pid;
-	c->filter_tid = o->tid;
-	c->filter_cgroup = o->cgroup_id;
-	if (o->comm[0]) {
-		c->filter_comm_on = 1;
-		memcpy(c->filter_comm, o->comm, sizeof(c->filter_comm));
-	}
+	task_filter_set(&c->filter, o);
 }
 
 int stack_cmd_start(struct stack_cmd *sc, int groups_fd, int drops_fd, int stacks_fd)

@@ -7,6 +7,8 @@
 #ifndef KDIST_STACKS_H
 #define KDIST_STACKS_H
 
+#include "filter.h"
+
 #define STACK_DEPTH 127		/* frames per stack: the perf default max */
 #define STACK_COMM_LEN 16
 
@@ -63,11 +65,7 @@ enum {
 
 struct stack_cfg {
 	unsigned int fields;		/* SF_BIT()s of the key */
-	unsigned int filter_tgid;
-	unsigned int filter_tid;
-	unsigned long long filter_cgroup;
-	unsigned char filter_comm_on;
-	char filter_comm[STACK_COMM_LEN];
+	struct task_filter filter;
 	/* offcpu, wakeup */
 	unsigned char task_storage;	/* per-thread slot in task storage */
 	unsigned int state_mask;

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The task filter on the BPF side.  The config is rodata, so the verifier
+ * drops the checks for filters not given. */
+#ifndef KDIST_FILTER_BPF_H
+#define KDIST_FILTER_BPF_H
+
+#include <bpf/bpf_core_read.h>
+#include "filter.h"
+
+/* True when task t (NULL: the current task) is not traced. */
+static __always_inline bool task_filtered_out(const volatile struct task_filter *f,
+					      struct task_struct *t)
+{
+	__u64 id;
+
+	if (f->tgid || f->tid) {
+		id = t ? (__u64)BPF_CORE_READ(t, tgid) << 32 | (__u32)BPF_CORE_READ(t, pid) :
+			 bpf_get_current_pid_tgid();
+		if (f->tgid && id >> 32 != f->tgid)
+			return true;
+		if (f->tid && (__u32)id != f->tid)
+			return true;
+	}
+	if (f->cgroup && (t ? BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) :
+			  bpf_get_current_cgroup_id()) != f->cgroup)
+		return true;
+	if (f->comm_on) {
+		char comm[TASK_COMM_LEN_];
+
+		if (t)
+			BPF_CORE_READ_STR_INTO(&comm, t, comm);
+		else
+			bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < TASK_COMM_LEN_; i++) {
+			if (comm[i] != f->comm[i])
+				return true;
+			if (!comm[i])
+				break;
+		}
+	}
+	return false;
+}
+
+#endif

@@ -445,7 +445,28 @@ static int elf_syms_read_segments(struct elf_syms *es, Elf *elf)
 	return 0;
 }
 
-/* Copies up to max bytes of the GNU build-id; returns its length or 0. */
+/* The GNU build-id among the notes in data: copies up to max bytes,
+ * returns its length or 0. */
+static size_t note_build_id(Elf_Data *data, uint8_t *out, size_t max)
+{
+	size_t off = 0, next, noff, doff;
+	GElf_Nhdr nh;
+
+	while ((next = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + noff, "GNU", 4) && nh.n_descsz > 0) {
+			size_t n = nh.n_descsz < max ? nh.n_descsz : max;
+
+			memcpy(out, (char *)data->d_buf + doff, n);
+			return n;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* Copies up to max bytes of the GNU build-id; returns its length or 0:
+ * from the note sections, or without section headers the PT_NOTE segments. */
 static size_t elf_build_id(Elf *elf, uint8_t *out, size_t max)
 {
 	Elf_Scn *scn = NULL;
@@ -453,35 +474,25 @@ static size_t elf_build_id(Elf *elf, uint8_t *out, size_t max)
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		GElf_Nhdr nh;
 		Elf_Data *data;
-		size_t off = 0, next, noff, doff;
+		size_t n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf)
 			continue;
-		while ((next = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4) &&
-			    nh.n_descsz > 0) {
-				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
-
-				memcpy(out, (char *)data->d_buf + doff, n);
-				return n;
-			}
-			off = next;
-		}
+		n = note_build_id(data, out, max);
+		if (n)
+			return n;
 	}
 	/* no section headers: try the PT_NOTE segments */
 	if (elf_getphdrnum(elf, &nph))
 		return 0;
 	for (i = 0; i < nph; i++) {
 		GElf_Phdr ph;
-		GElf_Nhdr nh;
 		Elf_Data *data;
-		size_t off = 0, next, noff, doff;
+		size_t n;
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
 			continue;
@@ -489,17 +500,9 @@ static size_t elf_build_id(Elf *elf, uint8_t *out, size_t max)
 					    ELF_T_NHDR);
 		if (!data)
 			continue;
-		while ((next = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4) &&
-			    nh.n_descsz > 0) {
-				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
-
-				memcpy(out, (char *)data->d_buf + doff, n);
-				return n;
-			}
-			off = next;
-		}
+		n = note_build_id(data, out, max);
+		if (n)
+			return n;
 	}
 	return 0;
 }

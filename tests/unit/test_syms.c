@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test of src/syms.c; needs no root.
- *
- * Build (from the repository root):
- *   gcc -std=gnu11 -Wall -O2 -Isrc tests/unit/test_syms.c src/syms.c src/util.c -lelf -o build/test_syms
+/* Unit test of the symbol modules behind src/syms.h; needs no root.
+ * Built and run by `make check-unit`.
  *
  * Checks that compare against the ELF file parse it here with plain <elf.h>
  * structures (and nm/objcopy when available), independently of libelf. */

@@ -104,12 +104,14 @@ static int run_session(const struct command *c, struct options *o)
 		goto out;
 	}
 	if (o->output) {
-		out = fopen(o->output, "w");
-		if (!out) {
+		FILE *f = fopen(o->output, "w");
+
+		if (!f) {
 			err = -errno;
-			kd_err("failed to open %s: %s", o->output, strerror(errno));
+			kd_err("failed to open '%s': %s", o->output, strerror(errno));
 			goto out;
 		}
+		out = f;
 	}
 	if (o->cgroup) {
 		err = cgroup_id_of(o->cgroup, &o->cgroup_id);
@@ -220,7 +222,9 @@ int main(int argc, char **argv)
 	err = c->run ? c->run(&o) : run_session(c, &o);
 	free(o.args);
 	if (fflush(stdout) || ferror(stdout)) {
-		kd_err("failed to write output: %s", strerror(errno));
+		/* said once: a failed write in a measurement was reported */
+		if (!err)
+			kd_err("failed to write output: %s", strerror(errno));
 		return 1;
 	}
 	return err ? 1 : 0;

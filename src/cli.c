@@ -390,18 +390,41 @@ static void roff(FILE *f, const char *s, bool line_start)
 	}
 }
 
+/* s in font B (bold) or I (italic), then back to roman. */
+static void roff_in(FILE *f, char font, const char *s)
+{
+	fprintf(f, "\\f%c", font);
+	roff(f, s, false);
+	fputs("\\fR", f);
+}
+
+/* " NAME ARGS" of command c. */
+static void man_command(FILE *f, const struct command *c)
+{
+	roff_in(f, 'B', c->name);
+	if (c->args[0]) {
+		fputc(' ', f);
+		roff_in(f, 'I', c->args);
+	}
+}
+
+/* "--NAME" of option id, in bold. */
+static void man_opt(FILE *f, int id)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "--%s", cli_opts[id].name);
+	roff_in(f, 'B', name);
+}
+
 static void man_synopsis(FILE *f, bool unused)
 {
 	const struct command *c;
 
 	fputs(".nf\n", f);
 	for (int i = 0; (c = cli_command(i)); i++) {
-		fprintf(f, "\\fBkdist %s\\fR", c->name);
-		if (c->args[0]) {
-			fputs(" \\fI", f);
-			roff(f, c->args, false);
-			fputs("\\fR", f);
-		}
+		fputs("\\fBkdist\\fR ", f);
+		man_command(f, c);
 		fputs(" [\\fIOPTIONS\\fR]", f);
 		if (cli_command_opts(c) & OPT(CMD))
 			fputs(" [\\fB\\-\\-\\fR \\fICMD ARGS\\fR...]", f);
@@ -418,9 +441,8 @@ static void man_opt_names(FILE *f, uint64_t set)
 	for (int id = 0; id < NR_OPTS; id++) {
 		if (!(set & (1ULL << id)))
 			continue;
-		fprintf(f, "%s\\fB\\-\\-", first ? "" : ", ");
-		roff(f, cli_opts[id].name, false);
-		fputs("\\fR", f);
+		fputs(first ? "" : ", ", f);
+		man_opt(f, id);
 		first = false;
 	}
 }
@@ -435,12 +457,8 @@ static void man_commands(FILE *f, bool built)
 
 		if (built == is_recipe(i))
 			continue;
-		fprintf(f, ".TP\n\\fB%s\\fR", c->name);
-		if (c->args[0]) {
-			fputs(" \\fI", f);
-			roff(f, c->args, false);
-			fputs("\\fR", f);
-		}
+		fputs(".TP\n", f);
+		man_command(f, c);
 		fputc('\n', f);
 		roff(f, c->summary, true);
 		fputs(".\n.br\nOptions: ", f);
@@ -471,13 +489,10 @@ static void man_options(FILE *f, bool common)
 		fputs(".TP\n", f);
 		if (d->short_name)
 			fprintf(f, "\\fB\\-%c\\fR, ", d->short_name);
-		fputs("\\fB\\-\\-", f);
-		roff(f, d->name, false);
-		fputs("\\fR", f);
+		man_opt(f, id);
 		if (d->arg) {
-			fputs(" \\fI", f);
-			roff(f, d->arg, false);
-			fputs("\\fR", f);
+			fputc(' ', f);
+			roff_in(f, 'I', d->arg);
 		}
 		fputc('\n', f);
 		roff(f, opt_help(id, NULL, help, sizeof(help)), true);

@@ -96,7 +96,7 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
 
-/* "a, b or c": the commands that take option id (NULL: every command). */
+/* "a, b, c": the commands that take option id (NULL: every command). */
 static const char *takers(int id, char *buf, size_t n)
 {
 	const struct command *c;

@@ -2,9 +2,9 @@
 /*
  * kdist: how is the time of this kernel path distributed?
  *
- * main owns what every measuring command shares: options, the workload,
- * signals, duration and intervals, and output.  Commands provide
- * prepare/attach/read/cleanup (see kdist.h).
+ * main owns what every measuring command shares: the workload, signals,
+ * duration and intervals, and output; cli.c parses the command line.
+ * Commands provide prepare/attach/read/cleanup (see kdist.h).
  */
 #include "cli.h"
 #include "kdist.h"

@@ -100,3 +100,29 @@ $(BUILD)/floor.bpf.o: bench/floor.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 $(BUILD)/floor: bench/floor.c $(BUILD)/floor.skel.h
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+# Installed like any tool: the binary, kdist(1) and bash completion.  The
+# man page and the completion are made by kdist itself from its command
+# and option tables, the ones --help prints, so that they cannot disagree.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL ?= install
+
+.PHONY: install uninstall
+all: $(BUILD)/kdist.1 $(BUILD)/kdist.bash
+
+$(BUILD)/kdist.1: docs/kdist.1.in $(BUILD)/kdist
+	$(BUILD)/kdist __expand $< > $@
+$(BUILD)/kdist.bash: scripts/kdist.bash.in $(BUILD)/kdist
+	$(BUILD)/kdist __expand $< > $@
+
+install: $(BUILD)/kdist $(BUILD)/kdist.1 $(BUILD)/kdist.bash
+	$(INSTALL) -D -m 0755 $(BUILD)/kdist $(DESTDIR)$(BINDIR)/kdist
+	$(INSTALL) -D -m 0644 $(BUILD)/kdist.1 $(DESTDIR)$(MANDIR)/man1/kdist.1
+	$(INSTALL) -D -m 0644 $(BUILD)/kdist.bash $(DESTDIR)$(BASHCOMPDIR)/kdist
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/kdist $(DESTDIR)$(MANDIR)/man1/kdist.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/kdist

@@ -2,7 +2,8 @@
 # Install the Debian packages kdist needs to build and test, if missing.
 set -e
 pkgs="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool bpftrace
-      libbpf-tools qemu-system-x86 busybox-static libxml2-utils python3 chromium"
+      libbpf-tools qemu-system-x86 busybox-static libxml2-utils python3 chromium
+      groff-base man-db"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -40,12 +40,35 @@ struct options {
 	char **args;
 };
 
+/* Every option, by id: a command declares the ones it takes as a set of
+ * OPT(ID) bits, and the parser refuses the others (see cli.c). */
+enum opt_id {
+	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
+	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
+	O_MAX_GROUPS, O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_VERBOSE, O_HELP,
+	NR_OPTS
+};
+#define OPT(id) (1ULL << O_##id)
+/* What every measuring command takes: filters, the workload, timing,
+ * grouping and the views. */
+#define OPTS_MEASURE                                                                    \
+	(OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |    \
+	 OPT(INTERVAL) | OPT(COUNT) | OPT(BY) | OPT(UNIT) | OPT(FORMAT) | OPT(OUTPUT) | \
+	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(MAX_GROUPS))
+/* Taken by every command, declared or not. */
+#define OPTS_ALWAYS (OPT(VERBOSE) | OPT(HELP))
+
+/* --max-groups when none is given, unless the command says otherwise. */
+#define DEFAULT_MAX_GROUPS 4096
+
 struct session;
 
 struct command {
 	const char *name;
 	const char *args;	/* positional synopsis */
 	const char *summary;
+	uint64_t opts;		/* OPT() bits of the options it takes */
+	int max_groups;		/* its group table's size; 0: DEFAULT_MAX_GROUPS */
 	/* one-shot commands (list, probe, recipes) */
 	int (*run)(struct options *o);
 	/* measuring commands */

@@ -536,6 +536,6 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 		err = -EINVAL;
 	}
 	free(g);
-	fflush(f);
-	return ferror(f) ? -EIO : err;
+	/* a failed write leaves its cause (ENOSPC, EDQUOT...) in errno */
+	return fflush(f) || ferror(f) ? (errno ? -errno : -EIO) : err;
 }

@@ -708,6 +708,7 @@ const struct command cmd_pair = {
 	.name = "pair",
 	.args = "START END",
 	.summary = "latency from START to END, matched by --key (default: same thread)",
+	.opts = OPTS_MEASURE | OPT(KEY),
 	.prepare = pair_prepare,
 	.attach = pair_attach,
 	.read = pair_read,

@@ -55,8 +55,10 @@ static int probe_run(struct options *o)
 	       yes(FEAT_TRACEPOINT) ? "tracepoint" : "unavailable");
 	printf("  %-22s %s\n", "k:FUNC, kr:FUNC", yes(FEAT_KPROBE) ? "kprobe, kretprobe" :
 	       "unavailable: no kprobes");
-	printf("  %-22s %s\n", "func PATTERN", yes(FEAT_KPROBE_MULTI) ? "kprobe.multi (one link)" :
+	printf("  %-22s %s\n", "func GLOB (kernel)", yes(FEAT_KPROBE_MULTI) ? "kprobe.multi (one link)" :
 	       yes(FEAT_KPROBE) ? "one kprobe per function" : "unavailable: no kprobes");
+	printf("  %-22s %s\n", "func u:PATH:GLOB", yes(FEAT_UPROBE) ?
+	       "one uprobe and uretprobe per function" : "unavailable: no uprobes");
 	printf("  %-22s %s\n", "u:PATH:SYM, ur:...", yes(FEAT_UPROBE) ? "uprobe, uretprobe" :
 	       "unavailable: no uprobes");
 	printf("  %-22s %s\n", "thread-matched pairs",

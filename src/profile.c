@@ -145,6 +145,7 @@ const struct command cmd_profile = {
 	.name = "profile",
 	.args = "",
 	.summary = "sampled on-CPU stacks, kernel and user (-F HZ, default 99)",
+	.opts = OPTS_MEASURE | OPT(FREQUENCY),
 	.prepare = profile_prepare,
 	.attach = profile_attach,
 	.read = profile_read,

@@ -325,26 +325,28 @@ static int recipe_attach(struct session *s);
 static int recipe_read(struct session *s, struct measurement *m);
 static void recipe_cleanup(struct session *s);
 
-#define RECIPE(cname, rname, rargs, rsummary, r)                                           \
+/* ropts: the options a recipe takes beyond every measuring command's */
+#define RECIPE_OPTS(cname, rname, rargs, rsummary, r, ropts)                               \
 	static const struct command cname = {                                              \
 		.name = rname, .args = rargs, .summary = rsummary, .prepare = recipe_prepare, \
 		.attach = recipe_attach, .read = recipe_read, .cleanup = recipe_cleanup,    \
-		.data = r,                                                                  \
+		.data = r, .opts = OPTS_MEASURE | (ropts),                                  \
 	}
+#define RECIPE(cname, rname, rargs, rsummary, r) RECIPE_OPTS(cname, rname, rargs, rsummary, r, 0)
 
 RECIPE(cmd_syscalls, "syscalls", "", "syscall latency by syscall and errno", &r_syscalls);
 RECIPE(cmd_wq, "wq", "", "workqueue work execution time by work function", &r_wq);
 RECIPE(cmd_wq_queue, "wq-queue", "", "workqueue queueing delay by work function", &r_wq_queue);
 RECIPE(cmd_bio, "bio", "", "block I/O latency by disk and read/write", &r_bio);
-RECIPE(cmd_bio_size, "bio-size", "", "block I/O request sizes by disk and read/write",
-       &r_bio_size);
+RECIPE_OPTS(cmd_bio_size, "bio-size", "", "block I/O request sizes by disk and read/write",
+	    &r_bio_size, OPT(LINEAR));
 RECIPE(cmd_runq, "runq", "", "run-queue latency: runnable to running", &r_runq);
 RECIPE(cmd_irq, "irq", "", "hard IRQ handler time and counts by IRQ", &r_irq);
 RECIPE(cmd_softirq, "softirq", "", "softirq handler time and counts by vector", &r_softirq);
 RECIPE(cmd_mmap_lock, "mmap-lock", "", "mmap_lock wait and hold time, failed trylocks",
        &r_mmap_lock);
-RECIPE(cmd_dist, "dist", "EVENT FIELD", "distribution of an event's FIELD (--linear MIN,MAX,STEP)",
-       NULL);
+RECIPE_OPTS(cmd_dist, "dist", "EVENT FIELD",
+	    "distribution of an event's FIELD (--linear MIN,MAX,STEP)", NULL, OPT(LINEAR));
 RECIPE(cmd_count, "count", "EVENT", "event counts per --by key", NULL);
 
 static int recipes_list(struct options *o);

@@ -101,6 +101,6 @@ int stackview_write(FILE *f, const struct measurement *m, const struct view_opts
 		kd_err("lost %llu events (run with -o text or json for the breakdown)",
 		       (unsigned long long)measurement_lost(m));
 	flame_free(fl);
-	fflush(f);
-	return err ? err : ferror(f) ? -EIO : 0;
+	/* a failed write leaves its cause (ENOSPC, EDQUOT...) in errno */
+	return err ? err : fflush(f) || ferror(f) ? (errno ? -errno : -EIO) : 0;
 }

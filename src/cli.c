@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line.  One command table and one option table; each command
+ * says which options it takes (struct command.opts), and the parser, --help,
+ * the man page and bash completion are all made from these tables.
+ */
+#include "cli.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct command *const recipe_commands[];
+
+static const struct command *const commands[] = {
+	&cmd_pair, &cmd_list, &cmd_probe,
+	&cmd_profile, &cmd_offcpu, &cmd_wakeup,
+	&cmd_func,
+};
+
+const struct command *cli_command(int i)
+{
+	if (i < 0)
+		return NULL;
+	if ((size_t)i < ARRAY_SIZE(commands))
+		return commands[i];
+	i -= ARRAY_SIZE(commands);
+	for (int j = 0; recipe_commands[j]; j++) {
+		if (j == i)
+			return recipe_commands[j];
+	}
+	return NULL;
+}
+
+const struct command *cli_find_command(const char *name)
+{
+	const struct command *c;
+
+	for (int i = 0; (c = cli_command(i)); i++) {
+		if (!strcmp(c->name, name))
+			return c;
+	}
+	return NULL;
+}
+
+/* A recipe is a measurement of the recipe table; "recipes", which lists
+ * them, is a command like list. */
+static bool is_recipe(int i)
+{
+	const struct command *c = cli_command(i);
+
+	return (size_t)i >= ARRAY_SIZE(commands) && c && !c->run;
+}
+
+uint64_t cli_command_opts(const struct command *c)
+{
+	return c->opts | OPTS_ALWAYS;
+}
+
+int cli_max_groups(const struct command *c)
+{
+	return c->max_groups ? c->max_groups : DEFAULT_MAX_GROUPS;
+}
+
+/* Long options are returned by getopt as OPT_VAL + their id. */
+#define OPT_VAL 256
+
+const struct opt_desc cli_opts[NR_OPTS] = {
+	[O_PID] = { "pid", 'p', "PID", "trace this process only", "@pid" },
+	[O_TID] = { "tid", 0, "TID", "trace this thread only", "@pid" },
+	[O_COMM] = { "comm", 0, "NAME", "trace threads with this name only" },
+	[O_CGROUP] = { "cgroup", 0, "PATH", "trace this cgroup v2 only", "@dir" },
+	[O_CMD] = { "cmd", 'c', "'CMD'", "run CMD, trace it (and its children) alone", "@command" },
+	[O_DURATION] = { "duration", 'd', "SECONDS", "stop after SECONDS" },
+	[O_INTERVAL] = { "interval", 'i', "SECONDS", "print each interval's distribution" },
+	[O_COUNT] = { "count", 'n', "COUNT", "stop after COUNT intervals" },
+	[O_BY] = { "by", 0, "KEYS", "group by comm,pid,tid,cpu,cgroup,FIELD[:ksym]" },
+	[O_KEY] = { "key", 0, "FIELDS", "match START to END by FIELD[=END_FIELD],... (default: thread)" },
+	[O_UNIT] = { "unit", 0, "UNIT", "time unit: ns, us, ms or s (default: chosen)", "ns us ms s" },
+	[O_FORMAT] = { "format", 'o', "FMT", "text, json, csv, folded or svg", "text json csv folded svg" },
+	[O_OUTPUT] = { "output", 0, "FILE", "write to FILE instead of stdout", "@file" },
+	[O_HIST] = { "hist", 0, NULL, "a histogram per group where the default is a table" },
+	[O_SORT] = { "sort", 0, "KEY", "order groups by total, count, self or key", "total count self key" },
+	[O_TOP] = { "top", 0, "N", "show the first N groups only" },
+	[O_LINEAR] = { "linear", 0, "MIN,MAX,STEP", "linear buckets for a value distribution" },
+	[O_MAX_GROUPS] = { "max-groups", 0, "N", "size of the in-kernel group table" },
+	[O_FREQUENCY] = { "frequency", 'F', "HZ", "samples per second and CPU (default 99)" },
+	[O_STATE] = { "state", 0, "STATES", "blocks in these states: R,S,D,I,T or any (default)",
+		      "R S D I T any" },
+	[O_MIN_US] = { "min-us", 0, "US", "blocks of at least US microseconds" },
+	[O_MAX_US] = { "max-us", 0, "US", "blocks of at most US microseconds" },
+	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
+	[O_HELP] = { "help", 'h', NULL, "this help" },
+};
+
+/* "a, b, c": the commands that take option id (NULL: every command). */
+static const char *takers(int id, char *buf, size_t n)
+{
+	const struct command *c;
+	size_t len = 0, k = 0, all = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; (c = cli_command(i)); i++) {
+		all++;
+		if (!(cli_command_opts(c) & (1ULL << id)))
+			continue;
+		k++;
+		len += snprintf(buf + len, len < n ? n - len : 0, "%s%s", len ? ", " : "", c->name);
+	}
+	return k == all ? NULL : buf;
+}
+
+/* The help of option id, with --max-groups' default for c, or for every
+ * command when c is NULL. */
+static const char *opt_help(int id, const struct command *c, char *buf, size_t n)
+{
+	const struct command *o;
+	size_t len;
+
+	if (id != O_MAX_GROUPS)
+		return cli_opts[id].help;
+	if (c)
+		snprintf(buf, n, "%s (default %d)", cli_opts[id].help, cli_max_groups(c));
+	else {
+		len = snprintf(buf, n, "%s (default %d", cli_opts[id].help, DEFAULT_MAX_GROUPS);
+		for (int i = 0; (o = cli_command(i)) && len < n; i++) {
+			if ((o->opts & OPT(MAX_GROUPS)) && cli_max_groups(o) != DEFAULT_MAX_GROUPS)
+				len += snprintf(buf + len, n - len, ", %s %d", o->name, cli_max_groups(o));
+		}
+		if (len < n)
+			snprintf(buf + len, n - len, ")");
+	}
+	return buf;
+}
+
+static void usage_opt(FILE *f, int id, const struct command *c, bool with_takers)
+{
+	const struct opt_desc *d = &cli_opts[id];
+	char left[64], help[256], who[512];
+	const char *t = with_takers ? takers(id, who, sizeof(who)) : NULL;
+
+	if (d->short_name)
+		snprintf(left, sizeof(left), "-%c, --%s %s", d->short_name, d->name,
+			 d->arg ? d->arg : "");
+	else
+		snprintf(left, sizeof(left), "    --%s %s", d->name, d->arg ? d->arg : "");
+	fprintf(f, "  %-28s %s%s%s%s\n", left, opt_help(id, c, help, sizeof(help)),
+		t ? " (for " : "", t ? t : "", t ? ")" : "");
+}
+
+void cli_usage(FILE *f, const struct command *c)
+{
+	if (c) {
+		uint64_t set = cli_command_opts(c);
+
+		fprintf(f, "usage: kdist %s%s%s [OPTIONS]%s\n%s\n\noptions:\n", c->name,
+			c->args[0] ? " " : "", c->args,
+			set & OPT(CMD) ? " [-- CMD ARGS...]" : "", c->summary);
+		for (int id = 0; id < NR_OPTS; id++) {
+			if (set & (1ULL << id))
+				usage_opt(f, id, c, false);
+		}
+	} else {
+		const struct command *o;
+		int n = 0;
+
+		fprintf(f, "usage: kdist COMMAND [OPTIONS] [-- CMD ARGS...]\n\ncommands:\n");
+		for (int i = 0; (o = cli_command(i)); i++) {
+			if (!is_recipe(i))
+				fprintf(f, "  %-10s %-24s %s\n", o->name, o->args, o->summary);
+		}
+		fprintf(f, "  %-10s %-24s %s\n", "RECIPE", "", "a named measurement: see `kdist recipes`");
+		fprintf(f, "\nrecipes:");
+		for (int i = 0; (o = cli_command(i)); i++) {
+			if (is_recipe(i))
+				fprintf(f, "%s %s", n++ ? "," : "", o->name);
+		}
+		fprintf(f, "\n\noptions of every measuring command:\n");
+		for (int id = 0; id < NR_OPTS; id++) {
+			if ((OPTS_MEASURE | OPTS_ALWAYS) & (1ULL << id))
+				usage_opt(f, id, NULL, false);
+		}
+		fprintf(f, "\noptions of some commands:\n");
+		for (int id = 0; id < NR_OPTS; id++) {
+			if (!((OPTS_MEASURE | OPTS_ALWAYS) & (1ULL << id)))
+				usage_opt(f, id, NULL, true);
+		}
+		fprintf(f, "\n`kdist COMMAND --help` lists the options of one command.\n");
+	}
+	if (!c || !c->run)
+		fprintf(f, "\nEvents: CATEGORY:NAME (tracepoint), k:FUNC, kr:FUNC, u:PATH:SYMBOL, ur:PATH:SYMBOL.\n");
+}
+
+static int parse_num(const char *s, double *out, const char *what, double min)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || *out < min) {
+		kd_err("bad %s '%s': expected a number >= %g", what, s, min);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_id_of(int val)
+{
+	if (val >= OPT_VAL)
+		return val - OPT_VAL;
+	for (int id = 0; id < NR_OPTS; id++) {
+		if (cli_opts[id].short_name == val)
+			return id;
+	}
+	return -1;
+}
+
+/* One option's value into o.  0 or -EINVAL after saying why. */
+static int set_option(int id, const char *arg, const struct command *c, struct options *o)
+{
+	double d;
+	int err = 0;
+
+	switch (id) {
+	case O_PID:
+	case O_TID:
+		err = parse_num(arg, &d, cli_opts[id].name, 1);
+		if (id == O_PID)
+			o->pid = d;
+		else
+			o->tid = d;
+		break;
+	case O_COMM:
+		if (strlen(arg) > 15) {
+			kd_err("bad --comm '%s': at most 15 characters", arg);
+			return -EINVAL;
+		}
+		snprintf(o->comm, sizeof(o->comm), "%s", arg);
+		break;
+	case O_CGROUP: o->cgroup = arg; break;
+	case O_CMD: o->cmd = arg; break;
+	case O_DURATION: err = parse_num(arg, &o->duration, "duration", 0.001); break;
+	case O_INTERVAL: err = parse_num(arg, &o->interval, "interval", 0.01); break;
+	case O_COUNT:
+		err = parse_num(arg, &d, "count", 1);
+		o->count = d;
+		break;
+	case O_BY: o->by = arg; break;
+	case O_KEY: o->key = arg; break;
+	case O_UNIT:
+		err = unit_parse(arg, &d);
+		o->view.unit = arg;
+		break;
+	case O_FORMAT: err = output_parse_format(arg, &o->view.format); break;
+	case O_OUTPUT: o->output = arg; break;
+	case O_HIST: o->view.hist = true; break;
+	case O_SORT:
+		if (strcmp(arg, "total") && strcmp(arg, "count") && strcmp(arg, "self") &&
+		    strcmp(arg, "key")) {
+			kd_err("bad --sort '%s': expected total, count, self or key", arg);
+			return -EINVAL;
+		}
+		o->view.sort = arg;
+		break;
+	case O_TOP:
+		err = parse_num(arg, &d, "top", 1);
+		o->view.top = d;
+		break;
+	case O_LINEAR:
+		o->linear = arg;
+		err = linear_parse(arg, &o->view.linear);
+		break;
+	case O_MAX_GROUPS:
+		err = parse_num(arg, &d, "max-groups", 1);
+		o->max_groups = d;
+		break;
+	case O_FREQUENCY:
+		err = parse_num(arg, &d, "frequency", 1);
+		o->freq = d;
+		break;
+	case O_STATE: o->state = arg; break;
+	case O_MIN_US: err = parse_num(arg, &o->min_us, "min-us", 0); break;
+	case O_MAX_US: err = parse_num(arg, &o->max_us, "max-us", 0); break;
+	case O_VERBOSE: kd_verbose_level++; break;
+	case O_HELP:
+		cli_usage(stdout, c);
+		exit(0);
+	}
+	return err;
+}
+
+int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
+{
+	struct option lo[NR_OPTS + 1] = { 0 };
+	/* ":" first: a missing value is told apart from an unknown option */
+	char shorts[2 * NR_OPTS + 3] = "+:", *sp = shorts + 2;
+	uint64_t set = cli_command_opts(c);
+	int opt, id, err;
+
+	for (id = 0; id < NR_OPTS; id++) {
+		const struct opt_desc *d = &cli_opts[id];
+
+		lo[id] = (struct option){ d->name, d->arg ? required_argument : no_argument, 0,
+					  OPT_VAL + id };
+		if (d->short_name) {
+			*sp++ = d->short_name;
+			if (d->arg)
+				*sp++ = ':';
+		}
+	}
+	o->args = calloc(argc, sizeof(char *));
+	if (!o->args)
+		return -ENOMEM;
+	opterr = 0;
+	/* "+" and manual permutation: options may follow positionals, but
+	 * everything after "--" is the workload's. */
+	optind = 1;
+	while (optind < argc) {
+		if (!strcmp(argv[optind], "--")) {
+			o->argv = &argv[optind + 1];
+			if (!(set & OPT(CMD))) {
+				kd_err("bad arguments: '%s' runs no workload", c->name);
+				return -EINVAL;
+			}
+			if (!o->argv[0]) {
+				kd_err("bad workload: nothing after '--'");
+				return -EINVAL;
+			}
+			break;
+		}
+		if (argv[optind][0] != '-' || !argv[optind][1]) {
+			o->args[o->nargs++] = argv[optind++];
+			continue;
+		}
+		opt = getopt_long(argc, argv, shorts, lo, NULL);
+		if (opt == -1)
+			break;
+		if (opt == '?') {
+			kd_err("unknown option '%s' (see kdist %s --help)", argv[optind - 1], c->name);
+			return -EINVAL;
+		}
+		if (opt == ':') {
+			kd_err("option '%s' needs a value", argv[optind - 1]);
+			return -EINVAL;
+		}
+		id = opt_id_of(opt);
+		if (!(set & (1ULL << id))) {
+			kd_err("option --%s is not for '%s'", cli_opts[id].name, c->name);
+			return -EINVAL;
+		}
+		err = set_option(id, optarg, c, o);
+		if (err)
+			return err;
+	}
+	if (o->cmd && o->argv) {
+		kd_err("bad workload: give -c 'CMD' or -- CMD ARGS, not both");
+		return -EINVAL;
+	}
+	if ((o->cmd || o->argv) && (o->pid || o->tid || o->cgroup)) {
+		kd_err("bad filter: a workload is traced alone; -p, --tid and --cgroup do not apply");
+		return -EINVAL;
+	}
+	if (o->count && !o->interval) {
+		kd_err("bad option: -n COUNT needs -i SECONDS");
+		return -EINVAL;
+	}
+	if ((set & OPT(MAX_GROUPS)) && !o->max_groups)
+		o->max_groups = cli_max_groups(c);
+	return 0;
+}
+
+/* ---- the man page and bash completion ---- */
+
+/* s as roff text: '-' and '\' escaped, and no line starting a request. */
+static void roff(FILE *f, const char *s, bool line_start)
+{
+	for (; *s; s++) {
+		if (line_start && (*s == '.' || *s == '\''))
+			fputs("\\&", f);
+		line_start = *s == '\n';
+		if (*s == '-')
+			fputs("\\-", f);
+		else if (*s == '\\')
+			fputs("\\e", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* s in font B (bold) or I (italic), then back to roman. */
+static void roff_in(FILE *f, char font, const char *s)
+{
+	fprintf(f, "\\f%c", font);
+	roff(f, s, false);
+	fputs("\\fR", f);
+}
+
+/* " NAME ARGS" of command c. */
+static void man_command(FILE *f, const struct command *c)
+{
+	roff_in(f, 'B', c->name);
+	if (c->args[0]) {
+		fputc(' ', f);
+		roff_in(f, 'I', c->args);
+	}
+}
+
+/* "--NAME" of option id, in bold. */
+static void man_opt(FILE *f, int id)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "--%s", cli_opts[id].name);
+	roff_in(f, 'B', name);
+}
+
+static void man_synopsis(FILE *f, bool unused)
+{
+	const struct command *c;
+
+	fputs(".nf\n", f);
+	for (int i = 0; (c = cli_command(i)); i++) {
+		fputs("\\fBkdist\\fR ", f);
+		man_command(f, c);
+		fputs(" [\\fIOPTIONS\\fR]", f);
+		if (cli_command_opts(c) & OPT(CMD))
+			fputs(" [\\fB\\-\\-\\fR \\fICMD ARGS\\fR...]", f);
+		fputc('\n', f);
+	}
+	fputs(".fi\n", f);
+}
+
+/* "--a, --b": the options in set. */
+static void man_opt_names(FILE *f, uint64_t set)
+{
+	bool first = true;
+
+	for (int id = 0; id < NR_OPTS; id++) {
+		if (!(set & (1ULL << id)))
+			continue;
+		fputs(first ? "" : ", ", f);
+		man_opt(f, id);
+		first = false;
+	}
+}
+
+/* Recipes (built == false) or the built-in commands. */
+static void man_commands(FILE *f, bool built)
+{
+	const struct command *c;
+
+	for (int i = 0; (c = cli_command(i)); i++) {
+		uint64_t set = cli_command_opts(c);
+
+		if (built == is_recipe(i))
+			continue;
+		fputs(".TP\n", f);
+		man_command(f, c);
+		fputc('\n', f);
+		roff(f, c->summary, true);
+		fputs(".\n.br\nOptions: ", f);
+		if ((set & OPTS_MEASURE) == OPTS_MEASURE) {
+			fputs("the common options", f);
+			if (set & ~(OPTS_MEASURE | OPTS_ALWAYS)) {
+				fputs(", and ", f);
+				man_opt_names(f, set & ~(OPTS_MEASURE | OPTS_ALWAYS));
+			}
+		} else {
+			man_opt_names(f, set);
+			fputs(" only", f);
+		}
+		fputs(".\n", f);
+	}
+}
+
+static void man_options(FILE *f, bool common)
+{
+	char help[256], who[512];
+
+	for (int id = 0; id < NR_OPTS; id++) {
+		const struct opt_desc *d = &cli_opts[id];
+		const char *t;
+
+		if (common != !!((OPTS_MEASURE | OPTS_ALWAYS) & (1ULL << id)))
+			continue;
+		fputs(".TP\n", f);
+		if (d->short_name)
+			fprintf(f, "\\fB\\-%c\\fR, ", d->short_name);
+		man_opt(f, id);
+		if (d->arg) {
+			fputc(' ', f);
+			roff_in(f, 'I', d->arg);
+		}
+		fputc('\n', f);
+		roff(f, opt_help(id, NULL, help, sizeof(help)), true);
+		t = common ? NULL : takers(id, who, sizeof(who));
+		if (t) {
+			fputs(".\nFor ", f);
+			roff(f, t, false);
+		}
+		fputs(".\n", f);
+	}
+}
+
+/* Shell words of option id: "-p --pid" or "--tid". */
+static void bash_opt_words(FILE *f, int id, const char *sep)
+{
+	if (cli_opts[id].short_name)
+		fprintf(f, "-%c%s", cli_opts[id].short_name, sep);
+	fprintf(f, "--%s", cli_opts[id].name);
+}
+
+static void bash_data(FILE *f, bool unused)
+{
+	const struct command *c;
+
+	fputs("_kdist_commands='", f);
+	for (int i = 0; (c = cli_command(i)); i++)
+		fprintf(f, "%s%s", i ? " " : "", c->name);
+	fputs("'\n\n# the options COMMAND takes\n_kdist_command_options() {\n\tcase $1 in\n", f);
+	for (int i = 0; (c = cli_command(i)); i++) {
+		bool first = true;
+
+		fprintf(f, "\t%s) echo '", c->name);
+		for (int id = 0; id < NR_OPTS; id++) {
+			if (!(cli_command_opts(c) & (1ULL << id)))
+				continue;
+			fputs(first ? "" : " ", f);
+			bash_opt_words(f, id, " ");
+			first = false;
+		}
+		fputs("' ;;\n", f);
+	}
+	fputs("\tesac\n}\n\n"
+	      "# what OPTION's value may be (words, @file, @dir, @pid, @command);\n"
+	      "# false for an option without a value\n"
+	      "_kdist_option_values() {\n\tcase $1 in\n", f);
+	for (int id = 0; id < NR_OPTS; id++) {
+		const struct opt_desc *d = &cli_opts[id];
+
+		fputc('\t', f);
+		bash_opt_words(f, id, "|");
+		if (d->arg)
+			fprintf(f, ") echo '%s' ;;\n", d->values ? d->values : "");
+		else
+			fputs(") return 1 ;;\n", f);
+	}
+	fputs("\t*) return 1 ;;\n\tesac\n}\n", f);
+}
+
+/* Plain lists for tests: "command NAME --opt...", "option --NAME [-X]",
+ * "values --NAME WORD...". */
+static void table(FILE *f, bool unused)
+{
+	const struct command *c;
+
+	for (int i = 0; (c = cli_command(i)); i++) {
+		fprintf(f, "command %s", c->name);
+		for (int id = 0; id < NR_OPTS; id++) {
+			if (cli_command_opts(c) & (1ULL << id))
+				fprintf(f, " --%s", cli_opts[id].name);
+		}
+		fputc('\n', f);
+	}
+	for (int id = 0; id < NR_OPTS; id++) {
+		const struct opt_desc *d = &cli_opts[id];
+
+		fprintf(f, "option --%s", d->name);
+		if (d->short_name)
+			fprintf(f, " -%c", d->short_name);
+		fputc('\n', f);
+		if (d->values && d->values[0] != '@')
+			fprintf(f, "values --%s %s\n", d->name, d->values);
+	}
+}
+
+int cli_expand(FILE *f, const char *template)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(FILE *f, bool arg);
+		bool arg;
+	} parts[] = {
+		{ "@MAN_SYNOPSIS@", man_synopsis },
+		{ "@MAN_COMMANDS@", man_commands, true },
+		{ "@MAN_RECIPES@", man_commands, false },
+		{ "@MAN_COMMON_OPTIONS@", man_options, true },
+		{ "@MAN_COMMAND_OPTIONS@", man_options, false },
+		{ "@BASH_DATA@", bash_data },
+		{ "@TABLE@", table },
+	};
+	FILE *in = fopen(template, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int err = 0;
+
+	if (!in) {
+		err = -errno;
+		kd_err("failed to open %s: %s", template, strerror(errno));
+		return err;
+	}
+	while ((n = getline(&line, &cap, in)) > 0) {
+		size_t i;
+
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		for (i = 0; i < ARRAY_SIZE(parts); i++) {
+			if (!strcmp(line, parts[i].name))
+				break;
+		}
+		if (i < ARRAY_SIZE(parts))
+			parts[i].fn(f, parts[i].arg);
+		else if (line[0] == '@' && n > 1 && line[n - 1] == '@') {
+			kd_err("bad template %s: unknown part %s", template, line);
+			err = -EINVAL;
+			break;
+		} else
+			fprintf(f, "%s\n", line);
+	}
+	if (!err && ferror(in))
+		err = -EIO;
+	free(line);
+	fclose(in);
+	return err;
+}

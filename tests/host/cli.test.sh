@@ -1,0 +1,170 @@
+# The command line as installed: --help, the man page and bash completion
+# say the same as the command and option tables; make install; --output
+# failures.  Only the --output tests load BPF.
+# shellcheck shell=bash
+
+# The tables, as kdist itself lists them: "command NAME --opt...",
+# "option --NAME [-X]", "values --NAME WORD...".
+cli_table() {
+	echo @TABLE@ >"$TMP/table.in"
+	"$KDIST" __expand "$TMP/table.in"
+}
+
+# The man page as a reader sees it, one paragraph a line (no hyphenation).
+cli_man_text() {
+	MANWIDTH=1000 man -l "$TOP/build/kdist.1" 2>/dev/null
+}
+
+# complete WORD...: what the completion offers for the last WORD, one a line.
+cli_complete() {
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_kdist; printf "%s\n" "${COMPREPLY[@]}"' _ "$TOP/build/kdist.bash" kdist "$@"
+}
+
+# The long options in a --help text's options section, sorted, one a line.
+help_options() {
+	sed -n '/^options/,/^$/p' | grep -oE -- '--[a-z-]+' | sort -u
+}
+
+# "CMD opt..." for each CMD: what completion offers after "kdist CMD -",
+# all in one shell.
+cli_complete_all() {
+	bash -c 'source "$1"; shift
+		for c in "$@"; do
+			COMP_WORDS=(kdist "$c" -); COMP_CWORD=2; _kdist
+			echo "$c ${COMPREPLY[*]}"
+		done' _ "$TOP/build/kdist.bash" "$@"
+}
+
+test_cli_tables_everywhere() {
+	local table help man comp c cmds opts missing=() n=0 o
+	[ -f "$TOP/build/kdist.1" ] && [ -f "$TOP/build/kdist.bash" ] ||
+		{ fail "build/kdist.1 or build/kdist.bash not built (make all)"; return; }
+	table=$(cli_table) || { fail "kdist __expand failed"; return; }
+	help=$("$KDIST" --help)
+	man=$(cli_man_text)
+	[ -n "$man" ] || { fail "man -l rendered nothing"; return; }
+	mapfile -t cmds < <(awk '$1 == "command" {print $2}' <<<"$table")
+	comp=$(cli_complete_all "${cmds[@]}")
+	for o in $(awk '$1 == "option" {print $2}' <<<"$table"); do
+		grep -q -- "$o " <<<"$help" || missing+=("$o not in --help")
+		grep -q -- "$o" <<<"$man" || missing+=("$o not in the man page")
+		grep -q -- " $o\( \|$\)" <<<"$comp" || missing+=("$o not completed")
+	done
+	while read -r _ c opts; do
+		n=$((n + 1))
+		grep -qE -- "(^  $c |[:,] $c(,|\$))" <<<"$help" || missing+=("command $c not in --help")
+		grep -qE -- "(kdist $c |^ *$c( |\$))" <<<"$man" || missing+=("command $c not in the man page")
+		diff <(tr ' ' '\n' <<<"$opts" | sort -u) <("$KDIST" "$c" --help | help_options) >/dev/null ||
+			missing+=("$c --help lists other options than the table")
+		diff <(tr ' ' '\n' <<<"$opts" | sort -u) \
+			<(grep "^$c " <<<"$comp" | tr ' ' '\n' | grep -- '^--' | sort -u) >/dev/null ||
+			missing+=("$c: completion offers other options than the table")
+	done < <(grep '^command ' <<<"$table")
+	for c in "${cmds[@]}"; do
+		grep -qx -- "$c" <(cli_complete '') || missing+=("command $c not completed")
+	done
+	[ ${#missing[@]} = 0 ] || { fail "$(IFS=';'; echo "${missing[*]}")"; return; }
+	pass "$(grep -c '^option ' <<<"$table") options, $n commands: in --help, kdist(1) and completion alike"
+}
+
+test_cli_man_renders() {
+	local warn
+	command -v groff >/dev/null || { skip "no groff (apt-get install groff-base)"; return; }
+	warn=$(groff -man -ww -z "$TOP/build/kdist.1" 2>&1)
+	[ -z "$warn" ] || { fail "groff warns: $(head -3 <<<"$warn")"; return; }
+	cli_man_text >"$TMP/man.txt"
+	for s in NAME SYNOPSIS DESCRIPTION COMMANDS RECIPES "COMMON OPTIONS" "COMMAND OPTIONS" \
+		"EXIT STATUS"; do
+		grep -qx "$s" "$TMP/man.txt" || { fail "no section $s"; return; }
+	done
+	grep -q -- 'size of the in-kernel group table (default 4096, func 8192)' "$TMP/man.txt" ||
+		{ fail "--max-groups' defaults not in the man page"; return; }
+	pass "kdist(1) renders without a groff warning, all sections present"
+}
+
+test_cli_completion() {
+	local got
+	got=$(cli_complete bi | tr '\n' ' ')
+	[ "$got" = "bio bio-size " ] || { fail "'kdist bi' offers '$got'"; return; }
+	got=$(cli_complete bio --li)
+	[ -z "$got" ] || { fail "'kdist bio --li' offers '$got'"; return; }
+	got=$(cli_complete bio-size --li)
+	[ "$got" = --linear ] || { fail "'kdist bio-size --li' offers '$got'"; return; }
+	got=$(cli_complete offcpu --m | tr '\n' ' ')
+	[ "$got" = "--max-groups --min-us --max-us " ] || { fail "'kdist offcpu --m' offers '$got'"; return; }
+	got=$(cli_complete list - | tr '\n' ' ')
+	[ "$got" = "-v --verbose -h --help " ] || { fail "'kdist list -' offers '$got'"; return; }
+	got=$(cli_complete pair a b -o '' | tr '\n' ' ')
+	[ "$got" = "text json csv folded svg " ] || { fail "'-o' values: '$got'"; return; }
+	got=$(cli_complete func x --sort c | tr '\n' ' ')
+	[ "$got" = "count " ] || { fail "'--sort c' offers '$got'"; return; }
+	got=$(cli_complete func x --output "$TOP/Makef")
+	[ "$got" = "$TOP/Makefile" ] || { fail "'--output' offers '$got', not the file"; return; }
+	got=$(cli_complete func x -p "$$")
+	grep -qx "$$" <<<"$got" || { fail "'-p' does not offer pid $$"; return; }
+	got=$(cli_complete func x -- bas)
+	grep -qx bash <<<"$got" || { fail "'-- bas' does not offer bash"; return; }
+	got=$(cli_complete syscalls --hist '')
+	[ -z "$got" ] || { fail "after a flag, offers '$got'"; return; }
+	pass "commands, recipes, options per command, option values, the workload"
+}
+
+test_cli_install() {
+	local d=$TMP/dest f
+	make -s -C "$TOP" install DESTDIR="$d" >"$TMP/install.log" 2>&1 ||
+		{ fail "make install: $(tail -2 "$TMP/install.log")"; return; }
+	for f in usr/local/bin/kdist usr/local/share/man/man1/kdist.1 \
+		usr/local/share/bash-completion/completions/kdist; do
+		[ -s "$d/$f" ] || { fail "make install did not write $f"; return; }
+	done
+	[ -x "$d/usr/local/bin/kdist" ] || { fail "installed kdist is not executable"; return; }
+	"$d/usr/local/bin/kdist" --help | grep -q '^usage: kdist' ||
+		{ fail "installed kdist does not run"; return; }
+	cmp -s "$d/usr/local/share/man/man1/kdist.1" "$TOP/build/kdist.1" ||
+		{ fail "installed man page differs from build/kdist.1"; return; }
+	MANPATH="$d/usr/local/share/man" man kdist 2>/dev/null | grep -q 'kdist pair START END' ||
+		{ fail "man kdist does not find the installed page"; return; }
+	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/opt/kd >"$TMP/install.log" 2>&1 &&
+		[ -x "$d/opt/kd/bin/kdist" ] && [ -s "$d/opt/kd/share/man/man1/kdist.1" ] &&
+		[ -s "$d/opt/kd/share/bash-completion/completions/kdist" ] ||
+		{ fail "PREFIX=/opt/kd: $(ls -R "$d/opt" 2>&1 | head -5)"; return; }
+	make -s -C "$TOP" uninstall DESTDIR="$d" >/dev/null 2>&1
+	[ -z "$(find "$d/usr" -type f)" ] || { fail "uninstall left $(find "$d/usr" -type f)"; return; }
+	pass "binary, kdist(1), completion under DESTDIR, with the default and another PREFIX"
+}
+
+# A path that cannot be opened is one line and a non-zero exit, before
+# anything is loaded; no crash.
+test_cli_output_unopenable() {
+	local p rc t0 ms
+	for p in /nonexistent-dir/x.json "$TMP" /proc/nope/x ''; do
+		t0=$(date +%s%N)
+		"$KDIST" syscalls -d 5 --output "$p" >"$TMP/out" 2>"$TMP/err"; rc=$?
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		[ $rc = 1 ] || { fail "--output '$p': exit $rc, expected 1"; return; }
+		[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^kdist: failed to open '$p': " "$TMP/err" ||
+			{ fail "--output '$p' said: $(head -3 "$TMP/err")"; return; }
+		[ ! -s "$TMP/out" ] || { fail "--output '$p': wrote to stdout"; return; }
+		[ $ms -lt 1000 ] || { fail "--output '$p': took $ms ms"; return; }
+	done
+	no_leftovers || { fail "BPF programs left behind"; return; }
+	pass "missing directory, a directory, /proc/nope/x, '': one line, exit 1, no crash"
+}
+
+# A full filesystem is ENOSPC, whether through --output or stdout.
+test_cli_output_full() {
+	local mnt=$TMP/full rc
+	mkdir -p "$mnt"
+	mount -t tmpfs -o size=64k kdist-full "$mnt" || { skip "cannot mount a tmpfs"; return; }
+	dd if=/dev/zero of="$mnt/fill" bs=4k >/dev/null 2>&1
+	"$KDIST" syscalls -o json --output "$mnt/x.json" -- "$WL/syserr" 10 5 2>"$TMP/err"; rc=$?
+	"$KDIST" syscalls -- "$WL/syserr" 10 5 >"$mnt/y.txt" 2>"$TMP/err2"; local rc2=$?
+	umount "$mnt"
+	[ $rc = 1 ] && grep -q "No space left on device" "$TMP/err" ||
+		{ fail "--output: exit $rc, said: $(grep -v ^Tracing "$TMP/err")"; return; }
+	[ $rc2 = 1 ] && [ "$(grep -c "No space left on device" "$TMP/err2")" = 1 ] ||
+		{ fail "stdout: exit $rc2, said: $(grep -v ^Tracing "$TMP/err2")"; return; }
+	! grep -q "Input/output error" "$TMP/err" "$TMP/err2" || { fail "said EIO"; return; }
+	pass "full tmpfs: ENOSPC, said once, exit 1, through --output and stdout"
+}

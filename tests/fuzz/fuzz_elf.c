@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ELF symbol loading (symbols, build-id, debuglink, segments) of arbitrary
+ * files: the input is written to a file in a private temporary directory
+ * and loaded through the public functions of syms.h. */
+#include "fuzz.h"
+#include "syms.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/kdist-fuzz-elf.XXXXXX", path[PATH_MAX];
+
+static void remove_input(void)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
+static void write_input(const uint8_t *data, size_t size)
+{
+	int fd;
+
+	if (!path[0]) {
+		FUZZ_ASSERT(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/input", dir);
+		atexit(remove_input);
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FUZZ_ASSERT(fd >= 0);
+	FUZZ_ASSERT(write(fd, data, size) == (ssize_t)size);
+	close(fd);
+}
+
+struct walk {
+	const struct elf_syms *es;
+	size_t calls;
+};
+
+/* Every symbol can be found again by its address and by its name, and its
+ * uprobe offset is the one the segments give. */
+static int check_sym(const struct elf_sym *sym, void *ctx)
+{
+	struct walk *w = ctx;
+	const struct elf_sym *at = elf_syms_find(w->es, sym->addr);
+	uint64_t off, vaddr;
+
+	FUZZ_ASSERT(sym->name && sym->name[0] && !strchr(sym->name, '@'));
+	FUZZ_ASSERT(at && at->addr == sym->addr);
+	FUZZ_ASSERT(elf_syms_find_name(w->es, sym->name));
+	if (!elf_syms_vaddr_to_offset(w->es, sym->addr, &off)) {
+		FUZZ_ASSERT(off == sym->offset);
+		FUZZ_ASSERT(!elf_syms_offset_to_vaddr(w->es, off, &vaddr));
+	}
+	w->calls++;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct elf_syms *es;
+
+	write_input(data, size);
+	es = elf_syms_load(path);
+	if (es) {
+		struct walk w = { .es = es };
+
+		FUZZ_ASSERT(!strcmp(elf_syms_path(es), path));
+		FUZZ_ASSERT(elf_syms_match(es, "*", check_sym, &w) == (int)w.calls);
+		FUZZ_ASSERT(w.calls <= elf_syms_count(es));
+		elf_syms_free(es);
+	}
+	return 0;
+}

@@ -325,7 +325,8 @@ int flame_write_folded(const struct flame *fl, FILE *f)
 		kd_err("failed to collect stacks: %s", strerror(-err));
 		return err;
 	}
-	qsort(v, n, sizeof(*v), cmp_line);
+	if (n)	/* an empty tree gives v == NULL, which qsort() must not get */
+		qsort(v, n, sizeof(*v), cmp_line);
 	errno = 0;
 	for (i = 0; i < n; i++) {
 		fputs(v[i].line, f);
@@ -450,7 +451,8 @@ int flame_write_top(const struct flame *fl, FILE *f, int n, const char *unit)
 		kd_err("failed to collect stacks: %s", strerror(-err));
 		return err;
 	}
-	qsort(v, nv, sizeof(*v), cmp_heaviest);
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_heaviest);
 	if (n <= 0 || (size_t)n > nv)
 		n = (int)nv;
 	if (!unit)

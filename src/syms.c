@@ -400,6 +400,7 @@ static int elf_syms_collect(struct elf_syms *es, Elf *elf, GElf_Word sh_type)
 		for (i = 0; i < n; i++) {
 			GElf_Sym sym;
 			const char *name;
+			size_t len;
 			int type, err;
 
 			if (!gelf_getsym(data, (int)i, &sym))
@@ -410,10 +411,11 @@ static int elf_syms_collect(struct elf_syms *es, Elf *elf, GElf_Word sh_type)
 			if (sym.st_shndx == SHN_UNDEF || !sym.st_value)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
+			/* "memcpy@@GLIBC_2.14" -> "memcpy"; "@x" would be nameless */
+			len = name ? strcspn(name, "@") : 0;
+			if (!len)
 				continue;
-			/* "memcpy@@GLIBC_2.14" -> "memcpy" */
-			err = elf_syms_add(es, name, strcspn(name, "@"), &sym);
+			err = elf_syms_add(es, name, len, &sym);
 			if (err)
 				return err;
 		}

@@ -220,7 +220,8 @@ static int walk_node(struct walk *w, const struct fnode *n, size_t len)
 			w->path = np;
 			w->cap = cap;
 		}
-		if (len)
+		/* by depth, not by len: an empty root frame needs its ';' too */
+		if (n->parent->name)
 			w->path[len++] = ';';
 		memcpy(w->path + len, n->name, nl + 1);
 		len += nl;

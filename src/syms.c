@@ -437,6 +437,11 @@ static int elf_syms_read_segments(struct elf_syms *es, Elf *elf)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		/* a range that wraps past 2^64 maps nothing (a corrupt file);
+		 * kept, it would turn addresses into wrapped offsets */
+		if (ph.p_offset > UINT64_MAX - ph.p_filesz ||
+		    ph.p_vaddr > UINT64_MAX - ph.p_filesz)
+			continue;
 		es->segs[es->nr_segs++] = (struct elf_seg){
 			.vaddr = ph.p_vaddr,
 			.offset = ph.p_offset,

@@ -1,37 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ELF symbol loading (symbols, build-id, debuglink, segments) of arbitrary
- * files: the input is written to a file in a private temporary directory
- * and loaded through the public functions of syms.h. */
+ * files, written to a temporary file and loaded through the public
+ * functions of syms.h. */
 #include "fuzz.h"
 #include "syms.h"
-
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <unistd.h>
-
-static char dir[] = "/tmp/kdist-fuzz-elf.XXXXXX", path[PATH_MAX];
-
-static void remove_input(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
-static void write_input(const uint8_t *data, size_t size)
-{
-	int fd;
-
-	if (!path[0]) {
-		FUZZ_ASSERT(mkdtemp(dir));
-		snprintf(path, sizeof(path), "%s/input", dir);
-		atexit(remove_input);
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	FUZZ_ASSERT(fd >= 0);
-	FUZZ_ASSERT(write(fd, data, size) == (ssize_t)size);
-	close(fd);
-}
 
 struct walk {
 	const struct elf_syms *es;
@@ -59,10 +31,8 @@ static int check_sym(const struct elf_sym *sym, void *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct elf_syms *es;
-
-	write_input(data, size);
-	es = elf_syms_load(path);
+	const char *path = fuzz_file(data, size);
+	struct elf_syms *es = elf_syms_load(path);
 	if (es) {
 		struct walk w = { .es = es };
 

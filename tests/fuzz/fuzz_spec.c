@@ -15,8 +15,15 @@ static void check_event(const char *s)
 	FUZZ_ASSERT(!strcmp(e.text, s));
 	FUZZ_ASSERT(e.name[0]);
 	FUZZ_ASSERT(!strchr(e.name, ':'));
-	if (e.kind == EV_TRACEPOINT)
+	if (e.kind == EV_TRACEPOINT) {
+		char back[sizeof(e.category) + sizeof(e.name) + 1];
+		size_t bl, tl = strlen(e.text);
+
+		/* the spec reads back from its parts, after any "t:" prefix */
 		FUZZ_ASSERT(e.category[0] && !strchr(e.category, ':'));
+		bl = (size_t)snprintf(back, sizeof(back), "%s:%s", e.category, e.name);
+		FUZZ_ASSERT(bl <= tl && !strcmp(e.text + tl - bl, back));
+	}
 	if (e.kind == EV_UPROBE || e.kind == EV_URETPROBE)
 		FUZZ_ASSERT(e.path[0]);
 	FUZZ_ASSERT(ev_kind_name(e.kind) != NULL);

@@ -18,6 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < f.nfields; i++) {
 			const struct tp_field *fl = tp_format_field(&f, f.fields[i].name);
 
+			/* "TYPE NAME[N]" split into a type and a bare name */
+			FUZZ_ASSERT(f.fields[i].name[0] && f.fields[i].type[0]);
+			FUZZ_ASSERT(!strpbrk(f.fields[i].name, " []"));
 			FUZZ_ASSERT(fl && fl <= &f.fields[i]);
 			FUZZ_ASSERT(!strcmp(fl->name, f.fields[i].name));
 		}

@@ -98,6 +98,12 @@ static void test_format(void)
 	check("u64 sector", sector && sector->size == 8 && sector->offset == 16 &&
 	      !sector->is_signed, NULL);
 	check("reject garbage", tp_format_parse("hello\nworld\n", &f) < 0, NULL);
+	memset(&f, 0, sizeof(f));
+	check("reject unbalanced [", tp_format_parse("ID: 1\n\tfield:char comm[16;\toffset:8;"
+						     "\tsize:16;\tsigned:0;\n", &f) < 0, NULL);
+	memset(&f, 0, sizeof(f));
+	check("reject stray ]", tp_format_parse("ID: 1\n\tfield:char rwbs];\toffset:8;"
+						"\tsize:8;\tsigned:0;\n", &f) < 0, NULL);
 }
 
 int main(void)

@@ -11,9 +11,9 @@
 
 static int run_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
+	uint8_t *buf = NULL, *data;
 	size_t len = 0, cap = 0, n;
+	FILE *f = fopen(path, "rb");
 
 	if (!f) {
 		fprintf(stderr, "failed to open %s: %s\n", path, strerror(errno));
@@ -31,8 +31,7 @@ static int run_file(const char *path)
 	} while (n);
 	fclose(f);
 	/* an exact-size copy, so ASan sees any read past the input's end */
-	uint8_t *data = malloc(len ? len : 1);
-
+	data = malloc(len ? len : 1);
 	if (!data)
 		abort();
 	memcpy(data, buf, len);

@@ -24,7 +24,7 @@ for name in "$@"; do
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	size=$(ls "$new" | wc -l)
 	if [ $rc -eq 0 ]; then
-		echo "PASS $name: ${runs:-?} runs in ${secs} s, $size new corpus inputs in $new"
+		echo "PASS $name: ${runs:-?} runs in ${secs} s, $size inputs kept in $new"
 		p=$((p + 1))
 	else
 		echo "FAIL $name: exit $rc after ${runs:-?} runs; see $log"

@@ -126,3 +126,61 @@ install: $(BUILD)/kdist $(BUILD)/kdist.1 $(BUILD)/kdist.bash
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/kdist $(DESTDIR)$(MANDIR)/man1/kdist.1 \
 	      $(DESTDIR)$(BASHCOMPDIR)/kdist
+
+# ---- Sanitizers and fuzzing --------------------------------------------
+# build/asan/ holds a second copy of every library object and unit test,
+# built by clang with ASan and UBSan (any report aborts) and with libFuzzer's
+# coverage instrumentation, so the same objects serve `make check` (unit
+# tests and corpus replay, tests/run-asan.sh) and `make fuzz` (libFuzzer
+# binaries, tests/fuzz/run.sh).  The normal build stays untouched.
+ASAN := $(BUILD)/asan
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer $(SAN_FLAGS) -fsanitize=fuzzer-no-link \
+	-std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+	-Wno-missing-field-initializers -Wno-unknown-attributes -I$(BUILD) -Isrc -MMD -MP
+ASAN_LIB_OBJS := $(patsubst $(BUILD)/%.o,$(ASAN)/%.o,$(LIB_OBJS))
+ASAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(ASAN)/tests/%,$(UNIT_SRCS))
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+REPLAY_BINS := $(patsubst %,$(ASAN)/replay/%,$(FUZZ_NAMES))
+FUZZ_BINS := $(patsubst %,$(ASAN)/fuzz/%,$(FUZZ_NAMES))
+FUZZ_SECONDS ?= 60
+
+.PHONY: asan check-asan fuzz
+
+asan: $(ASAN_UNIT_BINS) $(REPLAY_BINS)
+
+# `make check` runs tests/run-asan.sh as one of its tiers.
+check: asan
+
+check-asan: asan
+	@tests/run-asan.sh
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ_NAMES)
+
+# deps first: clang's sanitizer and libFuzzer runtimes come from a package.
+$(ASAN_LIB_OBJS): | deps $(SKELS) $(BUILD)/syscall_names.h
+
+$(ASAN)/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CLANG) $(SAN_CFLAGS) -c -o $@ $<
+
+$(ASAN)/tests/%: tests/unit/%.c $(ASAN_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+
+$(ASAN)/fuzz_%.o: tests/fuzz/fuzz_%.c
+	@mkdir -p $(@D)
+	$(CLANG) $(SAN_CFLAGS) -c -o $@ $<
+
+$(ASAN)/replay/%: $(ASAN)/fuzz_%.o tests/fuzz/replay.c $(ASAN_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+
+$(ASAN)/fuzz/%: $(ASAN)/fuzz_%.o $(ASAN_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CLANG) $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(LDLIBS)
+
+.SECONDARY: $(patsubst %,$(ASAN)/fuzz_%.o,$(FUZZ_NAMES))
+-include $(wildcard $(ASAN)/*.d $(ASAN)/tests/*.d $(ASAN)/replay/*.d $(ASAN)/fuzz/*.d)

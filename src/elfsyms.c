@@ -171,6 +171,7 @@ static int elf_syms_collect(struct elf_syms *es, Elf *elf, GElf_Word sh_type)
 		for (size_t i = 0; i < n; i++) {
 			GElf_Sym sym;
 			const char *name;
+			size_t len;
 			int type, err;
 
 			if (!gelf_getsym(data, (int)i, &sym))
@@ -181,10 +182,11 @@ static int elf_syms_collect(struct elf_syms *es, Elf *elf, GElf_Word sh_type)
 			if (sym.st_shndx == SHN_UNDEF || !sym.st_value)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
+			/* "memcpy@@GLIBC_2.14" -> "memcpy"; "@x" would be nameless */
+			len = name ? strcspn(name, "@") : 0;
+			if (!len)
 				continue;
-			/* "memcpy@@GLIBC_2.14" -> "memcpy" */
-			err = elf_syms_add(es, name, strcspn(name, "@"), &sym);
+			err = elf_syms_add(es, name, len, &sym);
 			if (err)
 				return err;
 		}
@@ -205,6 +207,11 @@ static int elf_syms_read_segments(struct elf_syms *es, Elf *elf)
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* a range that wraps past 2^64 maps nothing (a corrupt file);
+		 * kept, it would turn addresses into wrapped offsets */
+		if (ph.p_offset > UINT64_MAX - ph.p_filesz ||
+		    ph.p_vaddr > UINT64_MAX - ph.p_filesz)
 			continue;
 		es->segs[es->nr_segs++] = (struct elf_seg){
 			.vaddr = ph.p_vaddr,

@@ -220,7 +220,8 @@ static int walk_node(struct walk *w, const struct fnode *n, size_t len)
 			w->path = np;
 			w->cap = cap;
 		}
-		if (len)
+		/* by depth, not by len: an empty root frame needs its ';' too */
+		if (n->parent->name)
 			w->path[len++] = ';';
 		memcpy(w->path + len, n->name, nl + 1);
 		len += nl;
@@ -325,7 +326,8 @@ int flame_write_folded(const struct flame *fl, FILE *f)
 		kd_err("failed to collect stacks: %s", strerror(-err));
 		return err;
 	}
-	qsort(v, n, sizeof(*v), cmp_line);
+	if (n)	/* an empty tree gives v == NULL, which qsort() must not get */
+		qsort(v, n, sizeof(*v), cmp_line);
 	errno = 0;
 	for (i = 0; i < n; i++) {
 		fputs(v[i].line, f);
@@ -450,7 +452,8 @@ int flame_write_top(const struct flame *fl, FILE *f, int n, const char *unit)
 		kd_err("failed to collect stacks: %s", strerror(-err));
 		return err;
 	}
-	qsort(v, nv, sizeof(*v), cmp_heaviest);
+	if (nv)
+		qsort(v, nv, sizeof(*v), cmp_heaviest);
 	if (n <= 0 || (size_t)n > nv)
 		n = (int)nv;
 	if (!unit)

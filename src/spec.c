@@ -50,6 +50,18 @@ static int bad(const char *s, const char *why)
 	return -EINVAL;
 }
 
+/* A name too long for e->name is bad input: truncated, it would name (and
+ * be checked as) something else. */
+static int set_name(struct event_spec *e, const char *s, const char *name)
+{
+	if (strlen(name) >= sizeof(e->name)) {
+		kd_err("bad event '%s': name longer than %zu characters", s, sizeof(e->name) - 1);
+		return -EINVAL;
+	}
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	return 0;
+}
+
 int event_spec_parse(const char *s, struct event_spec *e)
 {
 	const char *colon = strchr(s, ':'), *rest;
@@ -77,8 +89,7 @@ int event_spec_parse(const char *s, struct event_spec *e)
 	case EV_KRETPROBE:
 		if (!is_ident(rest, "."))
 			return bad(s, "expected a kernel function name after the ':'");
-		snprintf(e->name, sizeof(e->name), "%s", rest);
-		return 0;
+		return set_name(e, s, rest);
 	case EV_UPROBE:
 	case EV_URETPROBE: {
 		const char *sym = strrchr(rest, ':');
@@ -88,15 +99,15 @@ int event_spec_parse(const char *s, struct event_spec *e)
 		if (!is_ident(sym + 1, ".@$"))
 			return bad(s, "expected a symbol name after PATH:");
 		snprintf(e->path, sizeof(e->path), "%.*s", (int)(sym - rest), rest);
-		snprintf(e->name, sizeof(e->name), "%s", sym + 1);
-		return 0;
+		return set_name(e, s, sym + 1);
 	}
 	case EV_TRACEPOINT:
 		colon = strchr(s, ':');
 		if (!colon || colon == s || (size_t)(colon - s) >= sizeof(e->category))
 			return bad(e->text, "expected CATEGORY:NAME");
 		snprintf(e->category, sizeof(e->category), "%.*s", (int)(colon - s), s);
-		snprintf(e->name, sizeof(e->name), "%s", colon + 1);
+		if (set_name(e, e->text, colon + 1))
+			return -EINVAL;
 		if (!is_ident(e->category, "-.") || !is_ident(e->name, "-."))
 			return bad(e->text, "tracepoint names are CATEGORY:NAME of letters, digits and _");
 		return 0;

@@ -44,6 +44,7 @@ const char *tracefs_root(void)
 static int parse_field(char *line, struct tp_field *fl)
 {
 	char *decl, *end, *name, *br;
+	int depth;
 
 	decl = strstr(line, "field:");
 	if (!decl)
@@ -58,13 +59,17 @@ static int parse_field(char *line, struct tp_field *fl)
 		return -EINVAL;
 	br = strstr(end + 1, "signed:");
 	fl->is_signed = br && br[7] == '1';
-	/* drop "[N]" wherever it stands: "char comm[16]", "__data_loc char[] cmd" */
+	/* drop "[N]" wherever it stands: "char comm[16]", "__data_loc char[] cmd";
+	 * unbalanced brackets would leave them in the name */
 	fl->is_array = strchr(decl, '[') != NULL;
-	for (char *r = decl, *w = decl, depth = 0;; r++) {
+	depth = 0;
+	for (char *r = decl, *w = decl;; r++) {
 		depth += *r == '[';
 		if (!depth)
 			*w++ = *r;
 		depth -= *r == ']';
+		if (depth < 0 || (!*r && depth))
+			return -EINVAL;
 		if (!*r)
 			break;
 	}

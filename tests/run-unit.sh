@@ -1,9 +1,10 @@
 #!/bin/bash
 # Run every unit test binary (no root needed); sum their closing lines.
+# UNIT_DIR picks another build of them (the sanitizer build: build/asan/tests).
 cd "$(dirname "$0")/.." || exit 1
 p=0 f=0 s=0
-for t in build/tests/test_*; do
-	[ -x "$t" ] || continue
+for t in "${UNIT_DIR:-build/tests}"/test_*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
 	echo "== $t"
 	out=$("$t" 2>&1); rc=$?
 	echo "$out"

@@ -237,6 +237,21 @@ static void test_sanitize(void)
 	flame_free(fl);
 }
 
+/* Empty frames keep their place: ";a" is two levels deep, not "a". */
+static void test_empty_frames(void)
+{
+	struct flame *fl = flame_new();
+	char *out;
+
+	check("empty_frames_add", fl && !add(fl, ";a", 5) && !add(fl, "a", 1) &&
+	      !add(fl, ";", 2) && flame_node_count(fl) == 4, NULL);
+	out = folded(fl);
+	check("empty_frames_folded", out && !strcmp(out, "; 2\n;a 5\na 1\n"),
+	      "got '%s'", out ? out : "(null)");
+	free(out);
+	flame_free(fl);
+}
+
 static void test_roundtrip(void)
 {
 	struct flame *fl = small_tree(), *back = flame_new();
@@ -470,6 +485,7 @@ int main(void)
 	test_merge();
 	test_golden();
 	test_sanitize();
+	test_empty_frames();
 	test_roundtrip();
 	test_svg_escape();
 	test_svg_layout();

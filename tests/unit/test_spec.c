@@ -12,6 +12,26 @@
 #define FIXTURES "tests/unit/fixtures"
 #endif
 
+/* Names up to 127 characters fit; longer ones are refused, never cut
+ * (a cut name would also skip the character check past the cut). */
+static void test_long_names(void)
+{
+	char name[200], spec[256];
+	struct event_spec e;
+
+	memset(name, 'a', 127);
+	name[127] = '\0';
+	snprintf(spec, sizeof(spec), "sched:%s", name);
+	check("127-char tracepoint name", !event_spec_parse(spec, &e) && !strcmp(e.name, name),
+	      NULL);
+	snprintf(spec, sizeof(spec), "sched:%s$", name);
+	check("bad char past 127", event_spec_parse(spec, &e) < 0, NULL);
+	snprintf(spec, sizeof(spec), "k:%sa", name);
+	check("128-char function name", event_spec_parse(spec, &e) < 0, NULL);
+	snprintf(spec, sizeof(spec), "u:/bin/ls:%sa", name);
+	check("128-char symbol name", event_spec_parse(spec, &e) < 0, NULL);
+}
+
 static void test_events(void)
 {
 	struct event_spec e;
@@ -37,6 +57,7 @@ static void test_events(void)
 	check("u: without symbol", event_spec_parse("u:/bin/ls", &e) < 0, NULL);
 	check("k: bad name", event_spec_parse("k:vfs read", &e) < 0, NULL);
 	check("bad chars", event_spec_parse("sched:sw$tch", &e) < 0, NULL);
+	test_long_names();
 }
 
 static void test_keys(void)
@@ -98,6 +119,12 @@ static void test_format(void)
 	check("u64 sector", sector && sector->size == 8 && sector->offset == 16 &&
 	      !sector->is_signed, NULL);
 	check("reject garbage", tp_format_parse("hello\nworld\n", &f) < 0, NULL);
+	memset(&f, 0, sizeof(f));
+	check("reject unbalanced [", tp_format_parse("ID: 1\n\tfield:char comm[16;\toffset:8;"
+						     "\tsize:16;\tsigned:0;\n", &f) < 0, NULL);
+	memset(&f, 0, sizeof(f));
+	check("reject stray ]", tp_format_parse("ID: 1\n\tfield:char rwbs];\toffset:8;"
+						"\tsize:8;\tsigned:0;\n", &f) < 0, NULL);
 }
 
 int main(void)

@@ -694,7 +694,8 @@ static int add_group(struct func *fp, struct measurement *m, const struct func_k
 	g = measurement_group(m, key);
 	if (!g)
 		return -ENOMEM;
-	hist_merge(&g->h, &v->h);
+	if (m_hist_add(&g->h, &v->h))
+		return -ENOMEM;
 	g->self_ns += v->self;
 	g->total_ns += v->total;
 	return 0;

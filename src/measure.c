@@ -200,6 +200,55 @@ const struct m_stack *m_stack_marker(const char *text)
 	return f.name ? m_stack_intern(&f, 1, false, false) : NULL;
 }
 
+/* ---- compact histograms -------------------------------------------------- */
+
+int m_hist_set(struct m_hist *mh, const struct hist *h)
+{
+	int lo = 0, hi = HIST_BUCKETS - 1;
+	hist_u64 *slots = NULL;
+
+	while (lo < HIST_BUCKETS && !h->slots[lo])
+		lo++;
+	while (hi > lo && !h->slots[hi])
+		hi--;
+	if (lo < HIST_BUCKETS) {
+		slots = malloc((hi - lo + 1) * sizeof(*slots));
+		if (!slots)
+			return -ENOMEM;
+		memcpy(slots, &h->slots[lo], (hi - lo + 1) * sizeof(*slots));
+	}
+	free(mh->slots);
+	*mh = (struct m_hist){ h->count, h->sum, h->sumsq_lo, h->sumsq_hi, h->min, h->max };
+	mh->lo = slots ? lo : 0;
+	mh->n = slots ? hi - lo + 1 : 0;
+	mh->slots = slots;
+	return 0;
+}
+
+void m_hist_get(const struct m_hist *mh, struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->count = mh->count;
+	h->sum = mh->sum;
+	h->sumsq_lo = mh->sumsq_lo;
+	h->sumsq_hi = mh->sumsq_hi;
+	h->min = mh->min;
+	h->max = mh->max;
+	if (mh->n)
+		memcpy(&h->slots[mh->lo], mh->slots, mh->n * sizeof(*mh->slots));
+}
+
+int m_hist_add(struct m_hist *mh, const struct hist *h)
+{
+	struct hist sum;
+
+	if (!h->count)
+		return 0;
+	m_hist_get(mh, &sum);
+	hist_merge(&sum, h);
+	return m_hist_set(mh, &sum);
+}
+
 /* ---- groups, indexed by their key values -------------------------------- */
 
 static uint64_t key_hash(const struct m_value *k, int n)
@@ -320,6 +369,8 @@ void measurement_copy_header(struct measurement *dst, const struct measurement *
 
 void measurement_clear(struct measurement *m)
 {
+	for (int i = 0; i < m->ngroups; i++)
+		free(m->groups[i].h.slots);
 	free(m->groups);
 	free(m->index);
 	m->groups = NULL;
@@ -331,12 +382,13 @@ void measurement_clear(struct measurement *m)
 int measurement_diff(struct measurement *out, const struct measurement *cur,
 		     const struct measurement *prev)
 {
-	static const struct hist empty;
+	struct hist c_h, p_h, d_h;
 
 	measurement_copy_header(out, cur);
 	for (int i = 0; i < cur->ngroups; i++) {
 		const struct m_group *c = &cur->groups[i], *p = NULL;
 		struct m_group *g;
+		int err;
 
 		if (prev)
 			p = measurement_find(prev, c->key);
@@ -345,7 +397,15 @@ int measurement_diff(struct measurement *out, const struct measurement *cur,
 		g = measurement_group(out, c->key);
 		if (!g)
 			return -ENOMEM;
-		hist_sub(&g->h, &c->h, p ? &p->h : &empty);
+		m_hist_get(&c->h, &c_h);
+		if (p)
+			m_hist_get(&p->h, &p_h);
+		else
+			memset(&p_h, 0, sizeof(p_h));
+		hist_sub(&d_h, &c_h, &p_h);
+		err = m_hist_set(&g->h, &d_h);
+		if (err)
+			return err;
 		g->self_ns = c->self_ns - (p ? p->self_ns : 0);
 		g->total_ns = c->total_ns - (p ? p->total_ns : 0);
 	}

@@ -122,9 +122,29 @@ const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t l
  * number, frames for a stack): JSON then carries both. */
 bool fmt_names_value(const struct m_value *v, enum m_fmt f);
 
+/* A group's histogram as the measurement keeps it: struct hist's fields,
+ * but only the counts of the buckets from its lowest to its highest
+ * non-empty one (a whole struct hist is 4 KB: 100,000 groups would take
+ * 400 MB).  Views expand it with m_hist_get. */
+struct m_hist {
+	hist_u64 count;
+	hist_u64 sum;
+	hist_u64 sumsq_lo;
+	hist_u64 sumsq_hi;
+	hist_u64 min;
+	hist_u64 max;
+	unsigned short lo, n;	/* buckets lo .. lo + n - 1 */
+	hist_u64 *slots;
+};
+
+/* mh = h; mh += h; h = mh.  0 or -ENOMEM. */
+int m_hist_set(struct m_hist *mh, const struct hist *h);
+int m_hist_add(struct m_hist *mh, const struct hist *h);
+void m_hist_get(const struct m_hist *mh, struct hist *h);
+
 struct m_group {
 	struct m_value key[M_MAX_BY];	/* one per by-name */
-	struct hist h;
+	struct m_hist h;
 	uint64_t self_ns;		/* M_FUNC: time minus traced callees */
 	uint64_t total_ns;		/* M_FUNC: inclusive time, a recursion's once */
 };

@@ -287,6 +287,13 @@ static void write_stats_text(FILE *f, const struct measurement *m, const struct 
 		(unsigned long long)h->count, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
 }
 
+/* The histogram of group g, expanded into buf. */
+static const struct hist *group_hist(const struct m_group *g, struct hist *buf)
+{
+	m_hist_get(&g->h, buf);
+	return buf;
+}
+
 /* Key value i of group g as views print it; buf holds 128 bytes. */
 static const char *label(const struct measurement *m, const struct m_group *g, int i, char *buf)
 {
@@ -310,7 +317,8 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s\n", "FUNCTION", "CALLS", "TOTAL",
 		"SELF", "AVG", "MIN", "P50", "P99");
 	for (int i = 0; i < n; i++) {
-		const struct hist *h = &v[i]->h;
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 
 		fmt_time(t[0], 32, v[i]->total_ns);
 		fmt_time(t[1], 32, v[i]->self_ns);
@@ -326,11 +334,13 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	}
 	if (vo->hist) {
 		for (int i = 0; i < n; i++) {
+			struct hist hb;
+			const struct hist *h = group_hist(v[i], &hb);
 			double div;
-			const char *u = pick_unit(m, vo, &v[i]->h, &div);
+			const char *u = pick_unit(m, vo, h, &div);
 
 			fprintf(f, "\n%s\n", label(m, v[i], 0, buf));
-			write_hist_text(f, &v[i]->h, u, div);
+			write_hist_text(f, h, u, div);
 		}
 	}
 }
@@ -381,8 +391,10 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 		write_func_table(f, m, v, n, vo);
 	} else {
 		for (int i = 0; i < n; i++) {
+			struct hist hb;
+			const struct hist *h = group_hist(v[i], &hb);
 			double div;
-			const char *unit = pick_unit(m, vo, &v[i]->h, &div);
+			const char *unit = pick_unit(m, vo, h, &div);
 
 			if (m->nby) {
 				fputc('\n', f);
@@ -390,10 +402,10 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 				fputc('\n', f);
 			}
 			if (m->kind == M_VALUE && vo->linear.step)
-				write_linear_text(f, &v[i]->h, &vo->linear, unit);
+				write_linear_text(f, h, &vo->linear, unit);
 			else
-				write_hist_text(f, &v[i]->h, unit, div);
-			write_stats_text(f, m, &v[i]->h);
+				write_hist_text(f, h, unit, div);
+			write_stats_text(f, m, h);
 		}
 	}
 	if (n < m->ngroups)
@@ -502,7 +514,8 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	}
 	fputs("],\"groups\":[", f);
 	for (int i = 0; i < n; i++) {
-		const struct hist *h = &v[i]->h;
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 		bool first = true;
 
 		fprintf(f, "%s{\"by\":{", i ? "," : "");
@@ -585,7 +598,8 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 			fputs("function,calls,total_us,self_us,avg_us\n", f);
 		vo->header_done = true;
 		for (int i = 0; i < n; i++) {
-			const struct hist *h = &v[i]->h;
+			struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 
 			csv_field(f, label(m, v[i], 0, buf));
 			fprintf(f, ",%llu,%.3f,%.3f,%.3f\n", (unsigned long long)h->count,
@@ -605,7 +619,8 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 		vo->header_done = true;
 	}
 	for (int i = 0; i < n; i++) {
-		const struct hist *h = &v[i]->h;
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 
 		fprintf(f, "%d", m->interval);
 		for (int j = 0; j < m->nby; j++) {

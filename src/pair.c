@@ -676,8 +676,7 @@ int pair_read(struct session *s, struct measurement *m)
 		g = measurement_group(m, NULL);
 		if (!g)
 			return -ENOMEM;
-		g->h = h;
-		return 0;
+		return m_hist_set(&g->h, &h);
 	}
 	fd = bpf_map__fd(p->skel->maps.hist_groups);
 	while (!bpf_map_get_next_key(fd, cur, &next)) {
@@ -697,7 +696,9 @@ int pair_read(struct session *s, struct measurement *m)
 		g = measurement_group(m, key);
 		if (!g)
 			return -ENOMEM;
-		hist_merge(&g->h, &h);
+		err = m_hist_add(&g->h, &h);
+		if (err)
+			return err;
 	}
 	return 0;
 }

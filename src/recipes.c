@@ -425,6 +425,7 @@ static int merge_sub(struct rsession *rs, struct measurement *m, const struct me
 		const struct m_group *g = &mi->groups[i];
 		struct m_value key[M_MAX_BY];
 		struct m_group *mg;
+		struct hist h;
 		int n = 0;
 
 		if (measure)
@@ -434,7 +435,9 @@ static int merge_sub(struct rsession *rs, struct measurement *m, const struct me
 		mg = measurement_group(m, key);
 		if (!mg)
 			return -ENOMEM;
-		hist_merge(&mg->h, &g->h);
+		m_hist_get(&g->h, &h);
+		if (m_hist_add(&mg->h, &h))
+			return -ENOMEM;
 	}
 	return 0;
 }

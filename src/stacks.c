@@ -460,7 +460,8 @@ int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 		g = measurement_group(m, key);
 		if (!g)
 			return -ENOMEM;
-		hist_merge(&g->h, &h);
+		if (m_hist_add(&g->h, &h))
+			return -ENOMEM;
 		if (trunc)
 			truncated += h.count;
 	}

@@ -76,7 +76,6 @@ static void test_stats(void)
 	/* the documented bound: half a bucket, 1/(2*HIST_SUB) */
 	check("percentiles within 6.25%", worst <= 1.0 / (2 * HIST_SUB), "worst %.4f", worst);
 	printf("     worst percentile error %.2f%%\n", worst * 100);
-	printf("     worst percentile error %.2f%%\n", worst * 100);
 }
 
 static void test_sumsq_wide(void)

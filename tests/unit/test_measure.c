@@ -21,6 +21,14 @@ static double secs(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void add_value(struct m_hist *mh, uint64_t v)
+{
+	struct hist h = { 0 };
+
+	hist_add(&h, v);
+	m_hist_add(mh, &h);
+}
+
 static const char *text(const char *s)
 {
 	return m_intern(s, strlen(s));
@@ -47,7 +55,7 @@ static void test_many_groups(void)
 		struct m_group *g = measurement_group(&a, k);
 
 		if (g)
-			hist_add(&g->h, i + 1);
+			add_value(&g->h, i + 1);
 	}
 	t1 = secs();
 	for (int i = 0; i < NGROUPS; i++) {
@@ -68,9 +76,12 @@ static void test_many_groups(void)
 		struct m_group *g = measurement_group(&b, k);
 
 		if (g) {
-			g->h = measurement_find(&a, k)->h;
+			struct hist h;
+
+			m_hist_get(&measurement_find(&a, k)->h, &h);
+			m_hist_set(&g->h, &h);
 			if (i % 2)
-				hist_add(&g->h, 7);
+				add_value(&g->h, 7);
 		}
 	}
 	t3 = secs();
@@ -106,7 +117,7 @@ static void test_stack_merge(void)
 		first = first ? first : s;
 		same &= s == first;
 		g = measurement_group(&m, (struct m_value[]){ mv_text(text("app")), mv_stack(s) });
-		hist_add(&g->h, 1);
+		add_value(&g->h, 1);
 	}
 	check("stacks with equal frames are one", same && first && !strcmp(first->label,
 	      "main;outer;hot_loop"), "%s", first ? first->label : "(null)");
@@ -183,7 +194,7 @@ static void test_json_values(void)
 	strcpy(m.by[0], "syscall");
 	m.by_fmt[0] = FMT_SYSCALL;
 	strcpy(m.by[1], "kstack");
-	hist_add(&measurement_group(&m, (struct m_value[]){ mv_num(110),
+	add_value(&measurement_group(&m, (struct m_value[]){ mv_num(110),
 			mv_stack(m_stack_intern(fr, 2, false, false)) })->h, 100);
 	measurement_write(f, &m, &v);
 	fclose(f);

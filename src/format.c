@@ -81,8 +81,11 @@ struct m_value fmt_normalize(struct m_value v, enum m_fmt f)
 
 	switch (f) {
 	case FMT_KSYM:
-		/* addresses inside one function are one group */
+		/* addresses inside one function are one group; the padding
+		 * before a function (__pfx_NAME) is that function */
 		s = v.type == MV_NUM && kernel_syms() ? ksyms_find(kernel_syms(), v.num) : NULL;
+		if (s && !strncmp(s->name, "__pfx_", 6) && ksyms_find_name(kernel_syms(), s->name + 6))
+			s = ksyms_find_name(kernel_syms(), s->name + 6);
 		if (s)
 			v.num = s->addr;
 		break;

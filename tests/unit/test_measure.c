@@ -144,6 +144,8 @@ static void test_formatters(void)
 	struct m_value v;
 
 	check("fmt_parse syscall", !fmt_parse("syscall", &f, "--by") && f == FMT_SYSCALL, NULL);
+	printf("(an error about an unknown formatter is expected next)\n");
+	fflush(stdout);
 	check("fmt_parse unknown", fmt_parse("nosuch", &f, "--by") == -EINVAL, NULL);
 	v = mv_num(110);
 	check("syscall 110 is getppid",
@@ -209,8 +211,62 @@ static void test_json_values(void)
 	measurement_clear(&m);
 }
 
+static char *write_view(const struct measurement *m, enum out_format fmt)
+{
+	struct view_opts v = { .format = fmt };
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	measurement_write(f, m, &v);
+	fclose(f);
+	return out;
+}
+
+/* count: counts per group, largest first, no histogram, no sums in CSV;
+ * byte values in binary units; a short run titled in ms. */
+static void test_views(void)
+{
+	struct measurement m = { .command = "count", .kind = M_VALUE, .value_unit = "events",
+				 .counts = true, .nby = 1, .duration_s = 0.012 };
+	struct hist h = { 0 };
+	char *out;
+
+	strcpy(m.title, "event count");
+	strcpy(m.by[0], "syscall");
+	m.by_fmt[0] = FMT_SYSCALL;
+	hist_add(&h, 0);
+	m_hist_add(&measurement_group(&m, (struct m_value[]){ mv_num(3) })->h, &h);
+	for (int i = 0; i < 5; i++)
+		m_hist_add(&measurement_group(&m, (struct m_value[]){ mv_num(110) })->h, &h);
+	out = write_view(&m, OUT_TEXT);
+	check("count text: counts, largest first, titled in ms",
+	      out && strstr(out, "event count, 12 ms\n") && !strstr(out, "distribution") &&
+	      strstr(out, "syscall = getppid") < strstr(out, "syscall = close") &&
+	      strstr(out, "syscall = getppid                        5\n"), "%s", out);
+	free(out);
+	out = write_view(&m, OUT_CSV);
+	check("count csv: count and lost only", out && !strcmp(out, "interval,syscall,count,lost\n"
+	      "0,getppid,5,0\n0,close,1,0\n"), "%s", out);
+	free(out);
+	measurement_clear(&m);
+
+	m = (struct measurement){ .command = "bio-size", .kind = M_VALUE, .value_unit = "bytes",
+				  .duration_s = 2 };
+	memset(&h, 0, sizeof(h));
+	hist_add(&h, 69632);
+	hist_add(&h, 4370000);
+	m_hist_add(&measurement_group(&m, NULL)->h, &h);
+	out = write_view(&m, OUT_TEXT);
+	check("bytes in binary units", out && strstr(out, "mean 2.1 MiB") && strstr(out, "min 68 KiB") &&
+	      strstr(out, ", 2.00 s\n"), "%s", out);
+	free(out);
+	measurement_clear(&m);
+}
+
 int main(void)
 {
+	test_views();
 	test_many_groups();
 	test_stack_merge();
 	test_formatters();

@@ -452,7 +452,7 @@ int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 			continue;
 		for (int i = 0; i < sc->nby; i++) {
 			key[i] = field_value(sc, sc->by[i], &k);
-			if (key[i].type == MV_STACK && !key[i].stack)
+			if (key[i].type != MV_NUM && !key[i].text)
 				return -ENOMEM;
 			trunc |= key[i].type == MV_STACK && key[i].stack->truncated;
 		}

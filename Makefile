@@ -52,7 +52,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 UNISTD ?= $(firstword $(wildcard /usr/include/x86_64-linux-gnu/asm/unistd_64.h /usr/include/asm/unistd_64.h))
 $(BUILD)/syscall_names.h: $(UNISTD) | $(BUILD)
 	sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/[\2] = "\1",/p' $< > $@
-$(BUILD)/recipes.o: $(BUILD)/syscall_names.h
+$(BUILD)/format.o: $(BUILD)/syscall_names.h
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

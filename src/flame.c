@@ -440,6 +440,11 @@ int flame_parse_folded(struct flame *fl, FILE *f)
 
 int flame_write_top(const struct flame *fl, FILE *f, int n, const char *unit)
 {
+	return flame_write_top_div(fl, f, n, unit, 1);
+}
+
+int flame_write_top_div(const struct flame *fl, FILE *f, int n, const char *unit, double div)
+{
 	uint64_t total = flame_total(fl);
 	struct stack *v;
 	size_t nv, i;
@@ -463,8 +468,11 @@ int flame_write_top(const struct flame *fl, FILE *f, int n, const char *unit)
 	for (i = 0; i < (size_t)n; i++) {
 		const struct fnode *k = v[i].node;
 
-		fprintf(f, "%s#%zu  %" PRIu64 "%s%s  %.2f%%\n", i ? "\n" : "",
-			i + 1, k->self, *unit ? " " : "", unit,
+		if (div == 1)
+			fprintf(f, "%s#%zu  %" PRIu64, i ? "\n" : "", i + 1, k->self);
+		else
+			fprintf(f, "%s#%zu  %.4g", i ? "\n" : "", i + 1, (double)k->self / div);
+		fprintf(f, "%s%s  %.2f%%\n", *unit ? " " : "", unit,
 			total ? 100.0 * (double)k->self / (double)total : 0.0);
 		for (; k->parent; k = k->parent)
 			fprintf(f, "    %s\n", k->name);

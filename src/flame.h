@@ -86,5 +86,7 @@ int flame_write_svg(const struct flame *fl, FILE *f,
 /* The n heaviest full stacks (by their own value, n <= 0: all), each as a
  * "value unit  pct%" line followed by its frames, leaf first, indented. */
 int flame_write_top(const struct flame *fl, FILE *f, int n, const char *unit);
+/* Same, values divided by div (e.g. 1e6 to print ns in ms). */
+int flame_write_top_div(const struct flame *fl, FILE *f, int n, const char *unit, double div);
 
 #endif

@@ -674,33 +674,30 @@ static int read_val(struct func *fp, int fd, const void *key, struct func_val *s
 static int add_group(struct func *fp, struct measurement *m, const struct func_key *k,
 		     const struct func_val *v)
 {
+	struct m_value key[M_MAX_BY];
 	struct m_group *g;
-	char buf[32];
-	int j = 1;
 
-	g = measurement_group(m, k, sizeof(*k));
-	if (!g)
-		return -ENOMEM;
-	g->h = v->h;
-	g->self_ns = v->self;
-	g->total_ns = v->total;
-	if (g->label[0])
-		return 0;
-	g->label[0] = strdup(fp->fns[k->id].label);
+	key[0] = mv_text(m_intern(fp->fns[k->id].label, strlen(fp->fns[k->id].label)));
 	/* in the order given to --by */
-	for (; j < fp->header.nby; j++) {
+	for (int j = 1; j < fp->header.nby; j++) {
 		const char *by = fp->header.by[j];
 
-		if (!strcmp(by, "comm")) {
-			g->label[j] = strndup(k->comm, FUNC_STR_LEN);
-			continue;
-		}
-		snprintf(buf, sizeof(buf), "%u", !strcmp(by, "pid") ? k->pid : k->tid);
-		g->label[j] = strdup(buf);
-	}
-	for (int i = 0; i < j; i++)
-		if (!g->label[i])
+		if (!strcmp(by, "comm"))
+			key[j] = mv_text(m_intern(k->comm, FUNC_STR_LEN));
+		else
+			key[j] = mv_num(!strcmp(by, "pid") ? k->pid : k->tid);
+		if (key[j].type == MV_TEXT && !key[j].text)
 			return -ENOMEM;
+	}
+	if (!key[0].text)
+		return -ENOMEM;
+	g = measurement_group(m, key);
+	if (!g)
+		return -ENOMEM;
+	if (m_hist_add(&g->h, &v->h))
+		return -ENOMEM;
+	g->self_ns += v->self;
+	g->total_ns += v->total;
 	return 0;
 }
 

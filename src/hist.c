@@ -115,14 +115,21 @@ double hist_quantile(const struct hist *h, double q)
 	if (rank < 1)
 		rank = 1;
 	for (int i = 0; i < HIST_BUCKETS; i++) {
+		double lo, hi;
+
 		seen += h->slots[i];
 		if (seen < rank)
 			continue;
-		v = ((double)hist_bucket_low(i) + (double)hist_bucket_high(i)) / 2;
-		if (v < h->min)
-			v = h->min;
-		if (v > h->max)
-			v = h->max;
+		/* the bucket's values taken as spread evenly over the part of
+		 * it that [min, max] leaves, the rank's share of the way in:
+		 * never outside [min, max], and never outside the bucket that
+		 * holds the true value */
+		lo = hist_bucket_low(i) > h->min ? hist_bucket_low(i) : h->min;
+		hi = hist_bucket_high(i) < h->max ? hist_bucket_high(i) : h->max;
+		if (hi < lo)
+			hi = lo;
+		v = lo + (hi - lo) * ((double)(rank - (seen - h->slots[i])) - 0.5) /
+			 (double)h->slots[i];
 		return v;
 	}
 	return h->max;

@@ -5,8 +5,10 @@
  *
  * Log-linear buckets: values below HIST_SUB are exact; above, every power of
  * two [2^k, 2^(k+1)) is split into HIST_SUB equal sub-buckets.  A bucket's
- * width is at most 1/HIST_SUB of its lower bound, so a percentile reported as
- * the bucket midpoint is within 1/(2*HIST_SUB) = 6.25% of the true value.
+ * width is at most 1/HIST_SUB of its lower bound, so a percentile estimated
+ * inside the bucket that holds the true value is within 1/HIST_SUB = 12.5%
+ * of it at worst (1/(2*HIST_SUB) = 6.25% for the midpoint); interpolating
+ * by rank is far closer on real distributions (see hist_quantile).
  * Folding the sub-buckets of one power of two gives the classic log2 view.
  */
 #ifndef KDIST_HIST_H
@@ -113,8 +115,9 @@ void hist_sub(struct hist *out, const struct hist *cur, const struct hist *prev)
 
 double hist_mean(const struct hist *h);
 double hist_stddev(const struct hist *h);
-/* q in [0,1]: value at that quantile, bucket midpoint (exact below
- * HIST_SUB), clamped to [min, max]. 0 when empty. */
+/* q in [0,1]: value at that quantile (nearest rank), interpolated by rank
+ * within its bucket narrowed to [min, max] (exact below HIST_SUB).  0 when
+ * empty. */
 double hist_quantile(const struct hist *h, double q);
 
 /* Fold into log2 buckets of value/divisor: out[j] counts values in

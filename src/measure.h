@@ -36,10 +36,115 @@ struct m_event {
 	char attach[32];	/* attach method actually used */
 };
 
+/* ---- typed group keys -------------------------------------------------- */
+
+/* How a number is shown.  Resolved when a command is configured, from a
+ * "FIELD:NAME" suffix or the field's type; views apply it when they print.
+ * Many-to-one formatters (ksym, rw, errno) also normalize the value when it
+ * is read, so that groups that would print alike are one group. */
+enum m_fmt {
+	FMT_AUTO,	/* decimal; kernel addresses in hex */
+	FMT_SIGNED,
+	FMT_HEX,
+	FMT_KSYM,	/* kernel address: symbol name */
+	FMT_SYSCALL,	/* x86-64 syscall number: name */
+	FMT_ERRNO,	/* negative errno: its name, others "ok" */
+	FMT_DISK,	/* kernel dev_t: disk name, else major:minor */
+	FMT_RW,		/* rwbs text or a write flag: read, write, discard... */
+	FMT_IRQ,	/* IRQ number: "N:handler" from /proc/interrupts */
+	FMT_SOFTIRQ,	/* softirq vector: its name */
+	NR_FMTS,
+};
+
+/* One frame of a stack.  name is what views print: the symbol, or the
+ * address in hex when none is known. */
+struct m_frame {
+	const char *name;	/* interned */
+	const char *module;	/* interned; NULL: vmlinux, or not known */
+	uint64_t addr;
+	uint64_t offset;	/* addr - symbol start, 0 when not known */
+};
+
+/* A symbolized stack, root first.  Interned by its frames' names: stacks
+ * that print alike are one object, so groups keyed by it merge (the frames'
+ * addresses are those of the first stack seen). */
+struct m_stack {
+	const char *label;	/* "root;...;leaf" */
+	bool user;
+	bool truncated;		/* filled every frame the kernel returns */
+	unsigned int nframes;
+	struct m_frame frames[];
+};
+
+enum m_vtype { MV_NONE, MV_NUM, MV_TEXT, MV_STACK };
+
+struct m_value {
+	unsigned char type;		/* enum m_vtype */
+	union {
+		uint64_t num;
+		const char *text;	/* interned */
+		const struct m_stack *stack;
+	};
+};
+
+/* Process-lifetime pools: equal strings and stacks are one pointer, so key
+ * values compare and hash by pointer.  NULL when out of memory. */
+const char *m_intern(const char *s, size_t len);
+const struct m_stack *m_stack_intern(const struct m_frame *frames, unsigned int n, bool user,
+				     bool truncated);
+/* A stack of one pseudo-frame naming a loss, e.g. "[lost stack: collision]". */
+const struct m_stack *m_stack_marker(const char *text);
+
+static inline struct m_value mv_num(uint64_t x)
+{
+	return (struct m_value){ .type = MV_NUM, .num = x };
+}
+static inline struct m_value mv_text(const char *interned)
+{
+	return (struct m_value){ .type = MV_TEXT, .text = interned };
+}
+static inline struct m_value mv_stack(const struct m_stack *s)
+{
+	return (struct m_value){ .type = MV_STACK, .stack = s };
+}
+
+/* "ksym" -> FMT_KSYM; -EINVAL after printing why, naming `what`. */
+int fmt_parse(const char *name, enum m_fmt *f, const char *what);
+const char *fmt_name(enum m_fmt f);
+/* Load what the formatter needs (kallsyms), so that a failure is reported
+ * before anything is traced.  0 or a negative errno after printing why. */
+int fmt_prepare(enum m_fmt f);
+/* The value as groups are keyed: see enum m_fmt. */
+struct m_value fmt_normalize(struct m_value v, enum m_fmt f);
+/* Text of v as views print it: buf, or a string that lives as long as v. */
+const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t len);
+/* Whether the printed text says more than the value itself (a name for a
+ * number, frames for a stack): JSON then carries both. */
+bool fmt_names_value(const struct m_value *v, enum m_fmt f);
+
+/* A group's histogram as the measurement keeps it: struct hist's fields,
+ * but only the counts of the buckets from its lowest to its highest
+ * non-empty one (a whole struct hist is 4 KB: 100,000 groups would take
+ * 400 MB).  Views expand it with m_hist_get. */
+struct m_hist {
+	hist_u64 count;
+	hist_u64 sum;
+	hist_u64 sumsq_lo;
+	hist_u64 sumsq_hi;
+	hist_u64 min;
+	hist_u64 max;
+	unsigned short lo, n;	/* buckets lo .. lo + n - 1 */
+	hist_u64 *slots;
+};
+
+/* mh = h; mh += h; h = mh.  0 or -ENOMEM. */
+int m_hist_set(struct m_hist *mh, const struct hist *h);
+int m_hist_add(struct m_hist *mh, const struct hist *h);
+void m_hist_get(const struct m_hist *mh, struct hist *h);
+
 struct m_group {
-	unsigned char key[M_KEY_BYTES];	/* raw key, to match snapshots */
-	char *label[M_MAX_BY];		/* one per by-name, formatted */
-	struct hist h;
+	struct m_value key[M_MAX_BY];	/* one per by-name */
+	struct m_hist h;
 	uint64_t self_ns;		/* M_FUNC: time minus traced callees */
 	uint64_t total_ns;		/* M_FUNC: inclusive time, a recursion's once */
 };
@@ -53,6 +158,7 @@ struct measurement {
 	const char *command;
 	enum m_kind kind;
 	const char *value_unit;	/* M_VALUE: e.g. "bytes" */
+	bool counts;		/* M_VALUE: events without a value; views show counts */
 	enum m_stacks stacks;
 	char title[768];
 	int nevents;
@@ -60,8 +166,11 @@ struct measurement {
 	char key[160];		/* how START and END were matched */
 	int nby;
 	char by[M_MAX_BY][64];
+	unsigned char by_fmt[M_MAX_BY];	/* enum m_fmt of each by-name */
 	int ngroups, cap;
 	struct m_group *groups;
+	int *index;		/* open hash of group numbers, -1 empty */
+	unsigned int index_size;	/* a power of two, > 2 * cap */
 	int ndrops;
 	struct m_drop drops[M_MAX_DROPS];
 	/* M_FUNC: functions attached, matched but skipped, attach time */
@@ -73,10 +182,13 @@ struct measurement {
 	double start_unix;	/* wall clock at its start */
 };
 
-/* Group with this raw key, created (zeroed, no labels) if new. */
-struct m_group *measurement_group(struct measurement *m, const void *key, size_t len);
+/* Group with these key values (m->nby of them), created zeroed if new.
+ * O(1): groups are indexed by a hash of their key. */
+struct m_group *measurement_group(struct measurement *m, const struct m_value *key);
+/* The group with these key values, or NULL. */
+const struct m_group *measurement_find(const struct measurement *m, const struct m_value *key);
 void measurement_add_drop(struct measurement *m, const char *name, uint64_t value);
-/* out = cur - prev, group by group (prev may lack groups). Labels copied. */
+/* out = cur - prev, group by group (prev may lack groups). */
 int measurement_diff(struct measurement *out, const struct measurement *cur,
 		     const struct measurement *prev);
 /* Copy the descriptive header (everything but groups and drops). */

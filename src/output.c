@@ -84,13 +84,28 @@ static int by_self(const void *a, const void *b)
 
 	return x->self_ns < y->self_ns ? 1 : x->self_ns > y->self_ns ? -1 : by_total(a, b);
 }
+/* qsort has no context: the measurement whose groups sort_groups sorts. */
+static const struct measurement *sorting;
+
+/* Numbers in their order, named values and stacks by what prints. */
 static int by_key(const void *a, const void *b)
 {
 	const struct m_group *x = *(const struct m_group *const *)a;
 	const struct m_group *y = *(const struct m_group *const *)b;
 
-	for (int i = 0; i < M_MAX_BY; i++) {
-		int c = strcmp(x->label[i] ? x->label[i] : "", y->label[i] ? y->label[i] : "");
+	for (int i = 0; i < sorting->nby; i++) {
+		const struct m_value *u = &x->key[i], *w = &y->key[i];
+		enum m_fmt f = sorting->by_fmt[i];
+		char bu[128], bw[128];
+		int c;
+
+		if (u->type == MV_NUM && w->type == MV_NUM && !fmt_names_value(u, f)) {
+			if (u->num != w->num)
+				return f == FMT_SIGNED ? ((int64_t)u->num < (int64_t)w->num ? -1 : 1) :
+							 (u->num < w->num ? -1 : 1);
+			continue;
+		}
+		c = strcmp(fmt_value(u, f, bu, sizeof(bu)), fmt_value(w, f, bw, sizeof(bw)));
 		if (c)
 			return c;
 	}
@@ -106,13 +121,14 @@ static const struct m_group **sorted_groups(const struct measurement *m, const c
 		return NULL;
 	for (int i = 0; i < m->ngroups; i++)
 		v[i] = &m->groups[i];
-	cmp = m->kind == M_FUNC ? by_func_total : by_total;
+	cmp = m->kind == M_FUNC ? by_func_total : m->counts ? by_count : by_total;
 	if (sort && !strcmp(sort, "count"))
 		cmp = by_count;
 	else if (sort && !strcmp(sort, "self"))
 		cmp = by_self;
 	else if (sort && !strcmp(sort, "key"))
 		cmp = by_key;
+	sorting = m;
 	qsort(v, m->ngroups, sizeof(*v), cmp);
 	return v;
 }
@@ -142,9 +158,24 @@ static void fmt_time(char *buf, size_t len, double ns)
 	snprintf(buf, len, "%.4g%s", ns / div, u);
 }
 
+/* 2.1 MiB, 68 KiB, 512 B */
+static void fmt_bytes(char *buf, size_t len, double v)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t i = 0;
+
+	while (i + 1 < ARRAY_SIZE(u) && v >= 1024) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i && v < 9.95 ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
 static void fmt_val(char *buf, size_t len, const struct measurement *m, double v)
 {
-	if (m->kind == M_VALUE)
+	if (m->kind == M_VALUE && m->value_unit && !strcmp(m->value_unit, "bytes"))
+		fmt_bytes(buf, len, v);
+	else if (m->kind == M_VALUE)
 		snprintf(buf, len, "%.6g", v);
 	else
 		fmt_time(buf, len, v);
@@ -256,22 +287,38 @@ static void write_stats_text(FILE *f, const struct measurement *m, const struct 
 		(unsigned long long)h->count, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
 }
 
+/* The histogram of group g, expanded into buf. */
+static const struct hist *group_hist(const struct m_group *g, struct hist *buf)
+{
+	m_hist_get(&g->h, buf);
+	return buf;
+}
+
+/* Key value i of group g as views print it; buf holds 128 bytes. */
+static const char *label(const struct measurement *m, const struct m_group *g, int i, char *buf)
+{
+	return fmt_value(&g->key[i], m->by_fmt[i], buf, 128);
+}
+
 static void write_group_label(FILE *f, const struct measurement *m, const struct m_group *g,
 			      const char *sep)
 {
+	char buf[128];
+
 	for (int i = 0; i < m->nby; i++)
-		fprintf(f, "%s%s = %s", i ? sep : "", m->by[i], g->label[i] ? g->label[i] : "?");
+		fprintf(f, "%s%s = %s", i ? sep : "", m->by[i], label(m, g, i, buf));
 }
 
 static void write_func_table(FILE *f, const struct measurement *m, const struct m_group **v,
 			     int n, const struct view_opts *vo)
 {
-	char t[6][32];
+	char t[6][32], buf[128];
 
 	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s\n", "FUNCTION", "CALLS", "TOTAL",
 		"SELF", "AVG", "MIN", "P50", "P99");
 	for (int i = 0; i < n; i++) {
-		const struct hist *h = &v[i]->h;
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 
 		fmt_time(t[0], 32, v[i]->total_ns);
 		fmt_time(t[1], 32, v[i]->self_ns);
@@ -279,44 +326,75 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 		fmt_time(t[3], 32, h->min);
 		fmt_time(t[4], 32, hist_quantile(h, 0.5));
 		fmt_time(t[5], 32, hist_quantile(h, 0.99));
-		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", v[i]->label[0],
+		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", label(m, v[i], 0, buf),
 			(unsigned long long)h->count, t[0], t[1], t[2], t[3], t[4], t[5]);
 		for (int j = 1; j < m->nby; j++)
-			fprintf(f, " %s=%s", m->by[j], v[i]->label[j]);
+			fprintf(f, " %s=%s", m->by[j], label(m, v[i], j, buf));
 		fputc('\n', f);
 	}
 	if (vo->hist) {
 		for (int i = 0; i < n; i++) {
+			struct hist hb;
+			const struct hist *h = group_hist(v[i], &hb);
 			double div;
-			const char *u = pick_unit(m, vo, &v[i]->h, &div);
+			const char *u = pick_unit(m, vo, h, &div);
 
-			fprintf(f, "\n%s\n", v[i]->label[0]);
-			write_hist_text(f, &v[i]->h, u, div);
+			fprintf(f, "\n%s\n", label(m, v[i], 0, buf));
+			write_hist_text(f, h, u, div);
 		}
 	}
 }
 
-int stackview_write_top(FILE *f, const struct measurement *m, int n);
+/* Counts per group, largest first: there is no value to draw. */
+static void write_counts(FILE *f, const struct measurement *m, const struct m_group **v, int n)
+{
+	char buf[512];
+
+	for (int i = 0; i < n; i++) {
+		FILE *l = fmemopen(buf, sizeof(buf), "w");
+
+		if (!l)
+			return;
+		write_group_label(l, m, v[i], ", ");
+		fclose(l);
+		fprintf(f, "%s%s%*llu\n", buf, m->nby ? "  " : "count ",
+			m->nby && strlen(buf) < 40 ? 40 - (int)strlen(buf) : 0,
+			(unsigned long long)v[i]->h.count);
+	}
+}
+
+int stackview_write_top(FILE *f, const struct measurement *m, const struct view_opts *v, int n);
 
 static void write_text(FILE *f, const struct measurement *m, const struct view_opts *vo,
 		       const struct m_group **v, int n)
 {
-	if (m->interval)
-		fprintf(f, "\n[interval %d, %.2f s] %s\n", m->interval, m->duration_s, m->title);
+	char dur[32];
+
+	/* a short run in ms: "0.00 s" says nothing */
+	if (m->duration_s < 1)
+		snprintf(dur, sizeof(dur), "%.0f ms", m->duration_s * 1e3);
 	else
-		fprintf(f, "\n%s, %.2f s\n", m->title, m->duration_s);
+		snprintf(dur, sizeof(dur), "%.2f s", m->duration_s);
+	if (m->interval)
+		fprintf(f, "\n[interval %d, %s] %s\n", m->interval, dur, m->title);
+	else
+		fprintf(f, "\n%s, %s\n", m->title, dur);
 	if (!m->ngroups)
 		fprintf(f, "no events\n");
 	if (m->stacks && !vo->hist) {
 		/* the heaviest stacks; --hist gives a histogram per stack */
 		n = m->ngroups;
-		stackview_write_top(f, m, vo->top ? vo->top : 10);
+		stackview_write_top(f, m, vo, vo->top ? vo->top : 10);
+	} else if (m->counts) {
+		write_counts(f, m, v, n);
 	} else if (m->kind == M_FUNC) {
 		write_func_table(f, m, v, n, vo);
 	} else {
 		for (int i = 0; i < n; i++) {
+			struct hist hb;
+			const struct hist *h = group_hist(v[i], &hb);
 			double div;
-			const char *unit = pick_unit(m, vo, &v[i]->h, &div);
+			const char *unit = pick_unit(m, vo, h, &div);
 
 			if (m->nby) {
 				fputc('\n', f);
@@ -324,10 +402,10 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 				fputc('\n', f);
 			}
 			if (m->kind == M_VALUE && vo->linear.step)
-				write_linear_text(f, &v[i]->h, &vo->linear, unit);
+				write_linear_text(f, h, &vo->linear, unit);
 			else
-				write_hist_text(f, &v[i]->h, unit, div);
-			write_stats_text(f, m, &v[i]->h);
+				write_hist_text(f, h, unit, div);
+			write_stats_text(f, m, h);
 		}
 	}
 	if (n < m->ngroups)
@@ -359,6 +437,44 @@ static void json_num(FILE *f, double x)
 		fprintf(f, "%.3f", x);
 	else
 		fputs("null", f);
+}
+
+/* "values": the keys whose label names a value (a symbol, a syscall, a
+ * disk) or a stack, as values: numbers, and stacks as frames. */
+static void write_json_values(FILE *f, const struct measurement *m, const struct m_group *g)
+{
+	int n = 0;
+
+	for (int j = 0; j < m->nby; j++) {
+		const struct m_value *k = &g->key[j];
+
+		if (!fmt_names_value(k, m->by_fmt[j]))
+			continue;
+		fputs(n++ ? "," : ",\"values\":{", f);
+		json_str(f, m->by[j]);
+		fputc(':', f);
+		if (k->type == MV_NUM) {
+			fprintf(f, m->by_fmt[j] == FMT_ERRNO ? "%lld" : "%llu",
+				(unsigned long long)k->num);
+			continue;
+		}
+		fputc('[', f);
+		for (unsigned int i = 0; i < k->stack->nframes; i++) {
+			const struct m_frame *fr = &k->stack->frames[i];
+
+			fputs(i ? ",{\"name\":" : "{\"name\":", f);
+			json_str(f, fr->name);
+			if (fr->module) {
+				fputs(",\"module\":", f);
+				json_str(f, fr->module);
+			}
+			fprintf(f, ",\"addr\":%llu,\"offset\":%llu}", (unsigned long long)fr->addr,
+				(unsigned long long)fr->offset);
+		}
+		fputc(']', f);
+	}
+	if (n)
+		fputc('}', f);
 }
 
 static void write_json(FILE *f, const struct measurement *m, const struct m_group **v, int n)
@@ -398,17 +514,22 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	}
 	fputs("],\"groups\":[", f);
 	for (int i = 0; i < n; i++) {
-		const struct hist *h = &v[i]->h;
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 		bool first = true;
 
 		fprintf(f, "%s{\"by\":{", i ? "," : "");
 		for (int j = 0; j < m->nby; j++) {
+			char buf[128];
+
 			fputs(j ? "," : "", f);
 			json_str(f, m->by[j]);
 			fputc(':', f);
-			json_str(f, v[i]->label[j]);
+			json_str(f, label(m, v[i], j, buf));
 		}
-		fprintf(f, "},\"count\":%llu,\"sum\":%llu", (unsigned long long)h->count,
+		fputc('}', f);
+		write_json_values(f, m, v[i]);
+		fprintf(f, ",\"count\":%llu,\"sum\":%llu", (unsigned long long)h->count,
 			(unsigned long long)h->sum);
 		if (m->kind == M_FUNC)
 			fprintf(f, ",\"self\":%llu,\"total\":%llu", (unsigned long long)v[i]->self_ns,
@@ -469,15 +590,18 @@ static void csv_field(FILE *f, const char *s)
 static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo,
 		      const struct m_group **v, int n)
 {
+	char buf[128];
+
 	if (m->kind == M_FUNC) {
 		/* the columns function-trace post-processing gives */
 		if (!vo->header_done)
 			fputs("function,calls,total_us,self_us,avg_us\n", f);
 		vo->header_done = true;
 		for (int i = 0; i < n; i++) {
-			const struct hist *h = &v[i]->h;
+			struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 
-			csv_field(f, v[i]->label[0]);
+			csv_field(f, label(m, v[i], 0, buf));
 			fprintf(f, ",%llu,%.3f,%.3f,%.3f\n", (unsigned long long)h->count,
 				v[i]->total_ns / 1e3, v[i]->self_ns / 1e3, hist_mean(h) / 1e3);
 		}
@@ -489,16 +613,24 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 			fputc(',', f);
 			csv_field(f, m->by[i]);
 		}
-		fprintf(f, ",unit,count,sum,mean,stddev,min,p50,p90,p99,p999,max,lost\n");
+		/* counts have no values to sum or summarize */
+		fputs(m->counts ? ",count,lost\n" :
+				  ",unit,count,sum,mean,stddev,min,p50,p90,p99,p999,max,lost\n", f);
 		vo->header_done = true;
 	}
 	for (int i = 0; i < n; i++) {
-		const struct hist *h = &v[i]->h;
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
 
 		fprintf(f, "%d", m->interval);
 		for (int j = 0; j < m->nby; j++) {
 			fputc(',', f);
-			csv_field(f, v[i]->label[j]);
+			csv_field(f, label(m, v[i], j, buf));
+		}
+		if (m->counts) {
+			fprintf(f, ",%llu,%llu\n", (unsigned long long)h->count,
+				(unsigned long long)measurement_lost(m));
+			continue;
 		}
 		fprintf(f, ",%s,%llu,%llu,%.1f,%.1f,%llu,%.1f,%.1f,%.1f,%.1f,%llu,%llu\n",
 			m->kind == M_VALUE ? m->value_unit : "ns", (unsigned long long)h->count,

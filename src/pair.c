@@ -25,7 +25,7 @@
 
 struct by_name {
 	char name[64];		/* as given, e.g. "function:ksym" */
-	bool ksym;
+	enum m_fmt fmt;
 };
 
 struct pair {
@@ -37,7 +37,6 @@ struct pair {
 	struct pair_cfg cfg;
 	int nby;
 	struct by_name by[PAIR_MAX_BY];
-	struct ksyms *ksyms;
 	struct stack_syms *syms;	/* --by kstack, ustack */
 	struct measurement header;
 	int ncpu;
@@ -242,6 +241,46 @@ bad:
 	return -EINVAL;
 }
 
+/* Grouping component i: "FIELD" or "FIELD:FORMATTER", read on one side.
+ * Without a formatter, the field's type chooses how it prints: dev_t as a
+ * disk, signed as signed, raw arguments in hex. */
+static int resolve_by(struct pair *p, int side, int i, const char *given)
+{
+	struct by_name *b = &p->by[i];
+	struct val_src *v = side ? &p->cfg.end_by : &p->cfg.by[i];
+	const struct tp_field *f;
+	char name[64];
+	char *suffix;
+	int err;
+
+	snprintf(b->name, sizeof(b->name), "%s", given);
+	snprintf(name, sizeof(name), "%s", given);
+	suffix = strchr(name, ':');
+	if (suffix)
+		*suffix++ = '\0';
+	err = resolve_val(p, side, name, v);
+	if (err)
+		return err;
+	if (suffix) {
+		err = fmt_parse(suffix, &b->fmt, "--by");
+		if (!err && (v->kind == VAL_KSTACK || v->kind == VAL_USTACK)) {
+			kd_err("bad --by '%s': stacks take no formatter", given);
+			err = -EINVAL;
+		}
+		return err ? err : fmt_prepare(b->fmt);
+	}
+	f = v->kind == VAL_FIELD ? tp_format_field(&p->fmt[side], name) : NULL;
+	if (f && !strcmp(f->type, "dev_t"))
+		b->fmt = FMT_DISK;
+	else if (v->is_signed)
+		b->fmt = FMT_SIGNED;
+	else if (v->kind == VAL_ARG || v->kind == VAL_RETVAL)
+		b->fmt = FMT_HEX;
+	else
+		b->fmt = FMT_AUTO;
+	return 0;
+}
+
 /* What recipes add to a pair: single events, conditions, an END-side
  * grouping component, restarts, the task a START is about. */
 static int configure_extras(struct pair *p, const struct pair_spec *ps)
@@ -279,7 +318,7 @@ static int configure_extras(struct pair *p, const struct pair_spec *ps)
 			kd_err("bad --by: at most %d keys", PAIR_MAX_BY - 1);
 			return -EINVAL;
 		}
-		err = resolve_val(p, 1, ps->end_by, &c->end_by);
+		err = resolve_by(p, 1, p->nby, ps->end_by);
 		if (err)
 			return err;
 		if (c->end_by.kind == VAL_STR_FIELD || c->end_by.kind == VAL_COMM ||
@@ -289,9 +328,8 @@ static int configure_extras(struct pair *p, const struct pair_spec *ps)
 		}
 		c->end_by_on = 1;
 		c->end_by_neg = ps->end_by_neg;
-		/* labelled like the START components; BPF reads by[] < nby only */
+		/* keyed like the START components; BPF reads by[] < nby only */
 		c->by[p->nby] = c->end_by;
-		snprintf(p->by[p->nby].name, sizeof(p->by[p->nby].name), "%s", ps->end_by);
 		p->nby++;
 	}
 	return 0;
@@ -331,19 +369,9 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
-		char *suffix = strchr(names[i], ':');
 		struct val_src *v = &c->by[i];
 
-		snprintf(p->by[i].name, sizeof(p->by[i].name), "%s", names[i]);
-		if (suffix) {
-			if (strcmp(suffix, ":ksym")) {
-				kd_err("bad --by '%s': the only suffix is :ksym", names[i]);
-				return -EINVAL;
-			}
-			*suffix = '\0';
-			p->by[i].ksym = true;
-		}
-		err = resolve_val(p, 0, names[i], v);
+		err = resolve_by(p, 0, i, names[i]);
 		if (err)
 			return err;
 		for (int j = 0; j < i; j++) {
@@ -388,7 +416,7 @@ static struct bpf_program *side_prog(struct pair *p, int side)
 	return progs[p->src[side]][side];
 }
 
-/* Stack labels; user stacks need their process's maps while it lives. */
+/* Stacks symbolized at read; user stacks need their process's maps while it lives. */
 static int watch_stacks(struct pair *p)
 {
 	size_t tgid = offsetof(struct group_key, tgid);
@@ -504,6 +532,7 @@ static void fill_header(struct pair *p, const struct pair_spec *ps, const char *
 	snprintf(m->title, sizeof(m->title), "%s%s%s -> %s, matched by %s", ps->title ? ps->title : "",
 		 ps->title ? ": " : "", p->ev[0].text, p->ev[1].text, m->key);
 	m->nevents = ps->single ? 1 : 2;
+	m->counts = ps->single && !ps->value;
 	if (ps->single) {
 		m->kind = M_VALUE;
 		m->value_unit = ps->value ? (ps->value_unit ? ps->value_unit : "") : "events";
@@ -519,8 +548,10 @@ static void fill_header(struct pair *p, const struct pair_spec *ps, const char *
 			 src_attach_name(p, side));
 	}
 	m->nby = p->nby;
-	for (int i = 0; i < p->nby; i++)
+	for (int i = 0; i < p->nby; i++) {
 		snprintf(m->by[i], sizeof(m->by[i]), "%s", p->by[i].name);
+		m->by_fmt[i] = p->by[i].fmt;
+	}
 }
 
 int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
@@ -547,16 +578,6 @@ int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
 	err = configure(p, ps, s->opt);
 	if (err)
 		return err;
-	for (int i = 0; i < p->nby; i++) {
-		if (p->by[i].ksym) {
-			p->ksyms = ksyms_load();
-			if (!p->ksyms) {
-				kd_err("failed to read /proc/kallsyms");
-				return -ENOENT;
-			}
-			break;
-		}
-	}
 	fill_header(p, ps, s->cmd->name);
 	return load(p, s->opt);
 }
@@ -593,38 +614,24 @@ int pair_attach(struct session *s)
 	return 0;
 }
 
-static void format_label(struct pair *p, int i, const struct group_key *g, char **out)
+/* Grouping component i of a BPF group key as the measurement keys it. */
+static struct m_value key_value(struct pair *p, int i, const struct group_key *g)
 {
 	const struct val_src *v = &p->cfg.by[i];
 	unsigned long long x = g->v[i];
-	char buf[64];
 
 	switch (v->kind) {
 	case VAL_COMM:
 	case VAL_STR_FIELD:
-		*out = strndup(g->str, PAIR_STR_LEN);
-		return;
+		return fmt_normalize(mv_text(m_intern(g->str, PAIR_STR_LEN)), p->by[i].fmt);
 	case VAL_KSTACK:
 	case VAL_USTACK:
-		*out = strdup(x == ~0ULL ? "[lost stack]" :
-			      stack_syms_label(p->syms, x, v->kind == VAL_USTACK, g->tgid, NULL));
-		return;
+		if (x == ~0ULL)
+			return mv_stack(m_stack_marker("[lost stack]"));
+		return mv_stack(stack_syms_stack(p->syms, x, v->kind == VAL_USTACK, g->tgid));
 	default:
-		break;
+		return fmt_normalize(mv_num(x), p->by[i].fmt);
 	}
-	if (p->by[i].ksym) {
-		const char *name = ksyms_name_of(p->ksyms, x);
-
-		*out = strdup(name ? name : "[unknown]");
-		return;
-	}
-	if (v->is_signed)
-		snprintf(buf, sizeof(buf), "%lld", (long long)x);
-	else if (v->kind == VAL_ARG || v->kind == VAL_RETVAL || x > 0xffff000000000000ULL)
-		snprintf(buf, sizeof(buf), "0x%llx", x);
-	else
-		snprintf(buf, sizeof(buf), "%llu", x);
-	*out = strdup(buf);
 }
 
 static int read_percpu_hist(struct pair *p, int fd, const void *key, struct hist *sum)
@@ -666,25 +673,32 @@ int pair_read(struct session *s, struct measurement *m)
 			return err;
 		if (!h.count)
 			return 0;
-		memset(&k, 0, sizeof(k));
-		g = measurement_group(m, &k, sizeof(k));
+		g = measurement_group(m, NULL);
 		if (!g)
 			return -ENOMEM;
-		g->h = h;
-		return 0;
+		return m_hist_set(&g->h, &h);
 	}
 	fd = bpf_map__fd(p->skel->maps.hist_groups);
 	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		struct m_value key[M_MAX_BY];
+		struct hist h;
+
 		k = next;
 		cur = &k;
-		g = measurement_group(m, &k, sizeof(k));
+		if (read_percpu_hist(p, fd, &k, &h))
+			continue;	/* deleted meanwhile: cannot happen, groups stay */
+		for (int i = 0; i < p->nby; i++) {
+			key[i] = key_value(p, i, &k);
+			if (key[i].type != MV_NUM && !key[i].text)
+				return -ENOMEM;
+		}
+		/* raw keys that the formatters or symbols make equal are one group */
+		g = measurement_group(m, key);
 		if (!g)
 			return -ENOMEM;
-		if (read_percpu_hist(p, fd, &k, &g->h))
-			continue;	/* deleted meanwhile: cannot happen, groups stay */
-		for (int i = 0; i < p->nby; i++)
-			if (!g->label[i])
-				format_label(p, i, &k, &g->label[i]);
+		err = m_hist_add(&g->h, &h);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -697,7 +711,6 @@ void pair_cleanup(struct session *s)
 		bpf_link__destroy(p->link[side]);
 	pair_bpf__destroy(p->skel);
 	stack_syms_free(p->syms);
-	ksyms_free(p->ksyms);
 	measurement_clear(&p->header);
 	free(p->buf);
 	free(p);

@@ -4,9 +4,9 @@
  *
  * A recipe holds one or more sub-measurements ("wait" and "hold" of
  * mmap_lock, or the three ways a task enters a run queue), each a pair
- * session of its own.  Their reads merge into one measurement: groups are
- * matched by their readable labels, and when the subs measure different
- * things the first grouping component, "measure", says which. */
+ * session of its own.  Their reads merge into one measurement by their key
+ * values, and when the subs measure different things the first grouping
+ * component, "measure", says which. */
 #include "kdist.h"
 #include "pair.h"
 #include "pair_cmd.h"
@@ -21,23 +21,18 @@
 
 #define R_MAX_SUB 4
 
-/* How a grouping component is shown: its name and readable value. */
-struct relabel {
-	const char *name;
-	char *(*fn)(const char *raw);
-};
-
 struct sub {
 	const char *measure;	/* subs with the same measure merge */
 	struct pair_spec ps;	/* ps.by: the recipe's own components, before --by */
-	const struct relabel *rl[PAIR_MAX_BY];	/* per own component */
-	const struct relabel *end_rl;		/* for ps.end_by */
 };
 
+/* A recipe is a row: pair specs (grouping components with their
+ * formatters), the names its own components are shown by, presentation. */
 struct recipe {
 	const char *title;
 	enum m_kind kind;
 	const char *value_unit;
+	const char *names;	/* own components' names: START ones, then END's */
 	const char *default_by;	/* --by when none is given */
 	int nsub;
 	struct sub sub[R_MAX_SUB];
@@ -49,133 +44,11 @@ struct rsession {
 	struct session sub[R_MAX_SUB];
 	char by[R_MAX_SUB][256];
 	bool measure_col;
+	int nown[R_MAX_SUB];	/* own START components of each sub */
+	char names[PAIR_MAX_BY][64];
+	int nnames;
 	struct measurement header;
 };
-
-/* ---- readable labels ---- */
-
-static unsigned long long raw_num(const char *raw)
-{
-	return strtoull(raw ? raw : "0", NULL, 0);
-}
-
-static char *label_syscall(const char *raw)
-{
-	static const char *const names[] = {
-#include "syscall_names.h"
-	};
-	unsigned long long nr = raw_num(raw);
-	char buf[32];
-
-	if (nr < ARRAY_SIZE(names) && names[nr])
-		return strdup(names[nr]);
-	snprintf(buf, sizeof(buf), "syscall_%llu", nr);
-	return strdup(buf);
-}
-
-static char *label_errno(const char *raw)
-{
-	long long v = (long long)raw_num(raw);
-	const char *name;
-	char buf[32];
-
-	if (raw && raw[0] == '-')
-		v = strtoll(raw, NULL, 0);
-	if (v >= 0)
-		return strdup("ok");
-	name = -v < 4096 ? strerrorname_np(-v) : NULL;
-	if (name)
-		return strdup(name);
-	snprintf(buf, sizeof(buf), "%lld", v);
-	return strdup(buf);
-}
-
-/* Kernel dev_t (12-bit major, 20-bit minor) to the disk's name. */
-static char *label_disk(const char *raw)
-{
-	unsigned long long dev = raw_num(raw);
-	char path[64], *text = NULL, *name, buf[32];
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%llu:%llu/uevent", dev >> 20, dev & 0xfffff);
-	if (!read_file(path, &text, NULL)) {
-		name = strstr(text, "DEVNAME=");
-		if (name) {
-			name += 8;
-			name[strcspn(name, "\n")] = '\0';
-			name = strdup(name);
-			free(text);
-			return name;
-		}
-		free(text);
-	}
-	snprintf(buf, sizeof(buf), "%llu:%llu", dev >> 20, dev & 0xfffff);
-	return strdup(buf);
-}
-
-/* rwbs ("WS", "FWFS", "RA", "D"...): the operation, flags aside. */
-static char *label_op(const char *raw)
-{
-	const char *s = raw ? raw : "";
-
-	if (s[0] == 'F' && s[1])
-		s++;	/* preflush, then the operation */
-	switch (s[0]) {
-	case 'R': return strdup("read");
-	case 'W': return strdup("write");
-	case 'D': return strdup("discard");
-	case 'E': return strdup("secure-erase");
-	case 'F': return strdup("flush");
-	default: return strdup("other");
-	}
-}
-
-static char *label_rw(const char *raw)
-{
-	return strdup(raw_num(raw) ? "write" : "read");
-}
-
-static char *label_softirq(const char *raw)
-{
-	static const char *const names[] = {
-		"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
-		"HRTIMER", "RCU",
-	};
-	unsigned long long v = raw_num(raw);
-
-	return v < ARRAY_SIZE(names) ? strdup(names[v]) : strdup(raw ? raw : "?");
-}
-
-/* "N:action" from /proc/interrupts (the last column names the handler). */
-static char *label_irq(const char *raw)
-{
-	char *text = NULL, *line, *save = NULL, buf[96];
-	long irq = strtol(raw ? raw : "-1", NULL, 0);
-
-	snprintf(buf, sizeof(buf), "%ld", irq);
-	if (read_file("/proc/interrupts", &text, NULL))
-		return strdup(buf);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end, *last;
-
-		if (strtol(line, &end, 10) != irq || *end != ':')
-			continue;
-		str_trim(end + 1);
-		last = strrchr(end + 1, ' ');
-		snprintf(buf, sizeof(buf), "%ld:%s", irq, last ? last + 1 : end + 1);
-		break;
-	}
-	free(text);
-	return strdup(buf);
-}
-
-static const struct relabel rl_syscall = { "syscall", label_syscall };
-static const struct relabel rl_errno = { "error", label_errno };
-static const struct relabel rl_disk = { "disk", label_disk };
-static const struct relabel rl_op = { "op", label_op };
-static const struct relabel rl_rw = { "lock", label_rw };
-static const struct relabel rl_softirq = { "softirq", label_softirq };
-static const struct relabel rl_irq = { "irq", label_irq };
-static const struct relabel rl_function = { "function", NULL };
 
 /* ---- the recipes ---- */
 
@@ -184,58 +57,58 @@ static const struct relabel rl_function = { "function", NULL };
 static const struct recipe r_syscalls = {
 	.title = "syscall latency by syscall and error",
 	.kind = M_LATENCY,
+	.names = "syscall,error",
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "raw_syscalls:sys_enter", .end = "raw_syscalls:sys_exit",
-			.by = "arg1", .end_by = "arg1", .end_by_neg = true },
-		.rl = { &rl_syscall }, .end_rl = &rl_errno,
+			.by = "arg1:syscall", .end_by = "arg1:errno", .end_by_neg = true },
 	} },
 };
 
 static const struct recipe r_wq = {
 	.title = "work execution time by work function",
 	.kind = M_LATENCY,
+	.names = "function",
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "workqueue:workqueue_execute_start",
 			.end = "workqueue:workqueue_execute_end", .key = "work",
 			.by = "function:ksym" },
-		.rl = { &rl_function },
 	} },
 };
 
 static const struct recipe r_wq_queue = {
 	.title = "work queueing delay (queued to started) by work function",
 	.kind = M_LATENCY,
+	.names = "function",
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "workqueue:workqueue_queue_work",
 			.end = "workqueue:workqueue_execute_start", .key = "work",
 			.by = "function:ksym", .orphan_ok = true },
-		.rl = { &rl_function },
 	} },
 };
 
 static const struct recipe r_bio = {
 	.title = "block I/O latency (issue to complete) by disk and operation",
 	.kind = M_LATENCY,
+	.names = "disk,op",
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "block:block_rq_issue", .end = "block:block_rq_complete",
-			.key = "dev,sector", .by = "dev,rwbs" },
-		.rl = { &rl_disk, &rl_op },
+			.key = "dev,sector", .by = "dev:disk,rwbs:rw" },
 	} },
 };
 
 static const struct recipe r_bio_size = {
 	.title = "block I/O request size by disk and operation",
 	.kind = M_VALUE,
+	.names = "disk,op",
 	.value_unit = "bytes",
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "block:block_rq_issue", .single = true, .value = "bytes",
-			.by = "dev,rwbs" },
-		.rl = { &rl_disk, &rl_op },
+			.by = "dev:disk,rwbs:rw" },
 	} },
 };
 
@@ -267,22 +140,22 @@ static const struct recipe r_runq = {
 static const struct recipe r_irq = {
 	.title = "hard IRQ handler time by IRQ",
 	.kind = M_LATENCY,
+	.names = "irq",
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "irq:irq_handler_entry", .end = "irq:irq_handler_exit",
-			.key = "cpu", .by = "irq" },
-		.rl = { &rl_irq },
+			.key = "cpu", .by = "irq:irq" },
 	} },
 };
 
 static const struct recipe r_softirq = {
 	.title = "softirq handler time by vector",
 	.kind = M_LATENCY,
+	.names = "softirq",
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "irq:softirq_entry", .end = "irq:softirq_exit", .key = "cpu",
-			.by = "vec" },
-		.rl = { &rl_softirq },
+			.by = "vec:softirq" },
 	} },
 };
 
@@ -299,24 +172,22 @@ static const struct recipe r_softirq = {
 static const struct recipe r_mmap_lock = {
 	.title = "mmap_lock wait and hold time",
 	.kind = M_LATENCY,
+	.names = "lock",
 	.default_by = "comm",
 	.nsub = 3,
 	.sub = {
 		{ .measure = "wait",
 		  .ps = { .start = "mmap_lock:mmap_lock_start_locking",
-			  .end = "mmap_lock:mmap_lock_acquire_returned", .by = "write",
-			  .orphan_ok = true },
-		  .rl = { &rl_rw } },
+			  .end = "mmap_lock:mmap_lock_acquire_returned", .by = "write:rw",
+			  .orphan_ok = true } },
 		{ .measure = "hold",
 		  .ps = { .start = "mmap_lock:mmap_lock_acquire_returned",
 			  .end = "mmap_lock:mmap_lock_released", .key = "mm,tid",
-			  .by = "write", .cond = "success==1", .restart = true,
-			  .orphan_ok = true },
-		  .rl = { &rl_rw } },
+			  .by = "write:rw", .cond = "success==1", .restart = true,
+			  .orphan_ok = true } },
 		{ .measure = "failed",
 		  .ps = { .start = "mmap_lock:mmap_lock_acquire_returned", .single = true,
-			  .by = "write", .cond = "success==0" },
-		  .rl = { &rl_rw } },
+			  .by = "write:rw", .cond = "success==0" } },
 	},
 };
 
@@ -452,8 +323,16 @@ static int recipe_prepare(struct session *s)
 	if (err)
 		return err;
 	user_by = o->by ? o->by : rs->r.default_by;
+	rs->nnames = rs->r.names ? name_list_parse(rs->r.names, rs->names, PAIR_MAX_BY, "names") : 0;
+	if (rs->nnames < 0)
+		return rs->nnames;
 	for (int i = 0; i < rs->r.nsub; i++) {
 		struct sub *sb = &rs->r.sub[i];
+		char own[PAIR_MAX_BY][64];
+
+		rs->nown[i] = sb->ps.by ? name_list_parse(sb->ps.by, own, PAIR_MAX_BY, "--by") : 0;
+		if (rs->nown[i] < 0)
+			return rs->nown[i];
 
 		if (sb->measure && strcmp(sb->measure, rs->r.sub[0].measure))
 			rs->measure_col = true;
@@ -486,56 +365,40 @@ static int recipe_attach(struct session *s)
 	return 0;
 }
 
-static const struct relabel *component_relabel(const struct sub *sb, int j, int nby)
+/* The name component j of a sub's measurement is shown by: the recipe's
+ * own components are named by the recipe, --by's as given. */
+static const char *component_name(const struct rsession *rs, int i, const struct measurement *mi,
+				  int j)
 {
-	int own = 0;
+	int own = rs->nown[i];
 
-	if (sb->ps.end_by && j == nby - 1)
-		return sb->end_rl;
-	while (own < PAIR_MAX_BY && sb->rl[own])
-		own++;
-	return j < own ? sb->rl[j] : NULL;
-}
-
-/* Groups are matched by their labels: raw keys differ between subs. */
-static void label_key(unsigned char key[M_KEY_BYTES], char **lab, int n)
-{
-	unsigned long long h = 1469598103934665603ULL;
-	size_t at = 0;
-
-	memset(key, 0, M_KEY_BYTES);
-	for (int i = 0; i < n; i++) {
-		for (const char *c = lab[i] ? lab[i] : ""; ; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-			if (at < M_KEY_BYTES - sizeof(h))
-				key[at++] = *c;
-			if (!*c)
-				break;
-		}
-	}
-	memcpy(key + M_KEY_BYTES - sizeof(h), &h, sizeof(h));
+	if (rs->r.sub[i].ps.end_by && j == mi->nby - 1 && rs->nnames > own)
+		return rs->names[own];
+	return j < own && j < rs->nnames ? rs->names[j] : mi->by[j];
 }
 
 static void fill_header(struct rsession *rs, struct measurement *m, const struct measurement *mi,
-			const struct sub *sb, bool first)
+			int sub)
 {
 	int n = 0;
 
-	if (first) {
+	if (sub == 0) {
 		m->command = mi->command;
 		m->kind = rs->r.kind;
 		m->value_unit = rs->r.value_unit;
+		m->counts = mi->counts;
 		snprintf(m->key, sizeof(m->key), "%s", mi->key);
 		if (rs->nsub > 1)
 			snprintf(m->title, sizeof(m->title), "%s", rs->r.title);
 		else
 			snprintf(m->title, sizeof(m->title), "%s", mi->title);
-		if (rs->measure_col)
+		if (rs->measure_col) {
+			m->by_fmt[n] = FMT_AUTO;
 			snprintf(m->by[n++], sizeof(m->by[0]), "measure");
+		}
 		for (int j = 0; j < mi->nby && n < M_MAX_BY; j++) {
-			const struct relabel *rl = component_relabel(sb, j, mi->nby);
-
-			snprintf(m->by[n++], sizeof(m->by[0]), "%s", rl ? rl->name : mi->by[j]);
+			m->by_fmt[n] = mi->by_fmt[j];
+			snprintf(m->by[n++], sizeof(m->by[0]), "%s", component_name(rs, sub, mi, j));
 		}
 		m->nby = n;
 	}
@@ -550,41 +413,33 @@ static void fill_header(struct rsession *rs, struct measurement *m, const struct
 	}
 }
 
+/* Groups of every sub merge by their key values, behind the measure. */
 static int merge_sub(struct rsession *rs, struct measurement *m, const struct measurement *mi,
 		     const struct sub *sb)
 {
-	unsigned char key[M_KEY_BYTES];
+	const char *measure = rs->measure_col ? m_intern(sb->measure, strlen(sb->measure)) : NULL;
 
+	if (rs->measure_col && !measure)
+		return -ENOMEM;
 	for (int d = 0; d < mi->ndrops; d++)
 		measurement_add_drop(m, mi->drops[d].name, mi->drops[d].value);
 	for (int i = 0; i < mi->ngroups; i++) {
 		const struct m_group *g = &mi->groups[i];
-		char *lab[M_MAX_BY] = { 0 };
+		struct m_value key[M_MAX_BY];
 		struct m_group *mg;
+		struct hist h;
 		int n = 0;
 
-		if (rs->measure_col)
-			lab[n++] = strdup(sb->measure);
-		for (int j = 0; j < mi->nby && n < M_MAX_BY; j++) {
-			const struct relabel *rl = component_relabel(sb, j, mi->nby);
-
-			lab[n++] = rl && rl->fn ? rl->fn(g->label[j]) :
-						  strdup(g->label[j] ? g->label[j] : "");
-		}
-		label_key(key, lab, n);
-		mg = measurement_group(m, key, sizeof(key));
-		if (!mg) {
-			for (int j = 0; j < n; j++)
-				free(lab[j]);
+		if (measure)
+			key[n++] = mv_text(measure);
+		for (int j = 0; j < mi->nby && n < M_MAX_BY; j++)
+			key[n++] = g->key[j];
+		mg = measurement_group(m, key);
+		if (!mg)
 			return -ENOMEM;
-		}
-		for (int j = 0; j < n; j++) {
-			if (mg->label[j])
-				free(lab[j]);
-			else
-				mg->label[j] = lab[j];
-		}
-		hist_merge(&mg->h, &g->h);
+		m_hist_get(&g->h, &h);
+		if (m_hist_add(&mg->h, &h))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -600,7 +455,7 @@ static int recipe_read(struct session *s, struct measurement *m)
 
 		err = pair_read(&rs->sub[i], &mi);
 		if (!err) {
-			fill_header(rs, m, &mi, &rs->r.sub[i], i == 0);
+			fill_header(rs, m, &mi, i);
 			err = merge_sub(rs, m, &mi, &rs->r.sub[i]);
 		}
 		measurement_clear(&mi);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stack measurements, user side: stack map entries to folded labels, the
+ * Stack measurements, user side: stack map entries to symbolized frames, the
  * process watch that keeps user frames nameable after a process exits, and
  * the read side shared by profile, offcpu and wakeup.
  */
@@ -20,16 +20,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#define LABEL_BUCKETS 4096
+#define SEEN_BUCKETS 4096
 #define WATCH_PERIOD_MS 50
 
-struct label {
-	struct label *next;
+/* Stack map entries symbolized so far: an id stays the same stack. */
+struct seen {
+	struct seen *next;
 	int id;
 	bool user;
-	bool truncated;
 	pid_t pid;
-	char *text;
+	const struct m_stack *stack;
 };
 
 struct proc {
@@ -41,7 +41,7 @@ struct stack_syms {
 	int stacks_fd;
 	struct ksyms *ksyms;
 	bool ksyms_tried;
-	struct label *labels[LABEL_BUCKETS];
+	struct seen *seen[SEEN_BUCKETS];
 	/* processes: shared with the watch thread */
 	pthread_mutex_t lock;
 	struct proc *procs;
@@ -76,10 +76,9 @@ void stack_syms_free(struct stack_syms *ss)
 		pthread_mutex_unlock(&ss->lock);
 		pthread_join(ss->thread, NULL);
 	}
-	for (int i = 0; i < LABEL_BUCKETS; i++) {
-		for (struct label *l = ss->labels[i], *n; l; l = n) {
+	for (int i = 0; i < SEEN_BUCKETS; i++) {
+		for (struct seen *l = ss->seen[i], *n; l; l = n) {
 			n = l->next;
-			free(l->text);
 			free(l);
 		}
 	}
@@ -206,20 +205,27 @@ static bool own_frame(const struct ksym *s)
 	return false;
 }
 
-static char *format_stack(struct stack_syms *ss, int id, bool user, pid_t pid, bool *truncated)
+/* A kernel symbol as a frame names it: padding before a function
+ * (__pfx_*, for call-depth tracking and FineIBT) is that function. */
+static const char *kernel_frame_name(const struct ksym *s)
+{
+	if (!strncmp(s->name, "__pfx_", 6))
+		return m_intern(s->name + 6, strlen(s->name));
+	return m_intern(s->name, strlen(s->name));
+}
+
+static const struct m_stack *symbolize(struct stack_syms *ss, int id, bool user, pid_t pid)
 {
 	unsigned long long ips[STACK_DEPTH] = { 0 };
+	struct m_frame frames[STACK_DEPTH];
 	struct proc *p = NULL;
-	int n = 0, leaf = 0;
-	char *s = NULL, name[256];
-	size_t len = 0;
-	FILE *f;
+	int n = 0, leaf = 0, nf = 0;
+	char name[256];
 
 	if (bpf_map_lookup_elem(ss->stacks_fd, &(unsigned int){ id }, ips))
-		return strdup("[lost stack: not in the map]");
+		return m_stack_marker("[lost stack: not in the map]");
 	while (n < STACK_DEPTH && ips[n])
 		n++;
-	*truncated = n == STACK_DEPTH;
 	if (!user && !ss->ksyms_tried) {
 		ss->ksyms_tried = true;
 		ss->ksyms = ksyms_load();
@@ -234,73 +240,68 @@ static char *format_stack(struct stack_syms *ss, int id, bool user, pid_t pid, b
 		if (!ss->ksyms)
 			leaf = 0;
 	}
-	f = open_memstream(&s, &len);
-	if (!f)
-		return NULL;
 	for (int i = n - 1; i >= leaf; i--) {
-		const char *sym = NULL;
+		struct m_frame *f = &frames[nf++];
+		const struct ksym *ks = NULL;
 
-		if (!user)
-			sym = ss->ksyms ? ksyms_name_of(ss->ksyms, ips[i]) : NULL;
-		else if (p && p->syms && (proc_syms_resolve(p->syms, ips[i], name, sizeof(name)),
-					 true))
-			sym = name;
-		if (sym)
-			fprintf(f, "%s%s", i == n - 1 ? "" : ";", sym);
-		else
-			fprintf(f, "%s0x%llx", i == n - 1 ? "" : ";", ips[i]);
+		memset(f, 0, sizeof(*f));
+		f->addr = ips[i];
+		if (!user && ss->ksyms) {
+			/* a caller's frame holds its return address, which may be
+			 * the first byte after a call that ends the function */
+			ks = ksyms_find(ss->ksyms, i > 0 ? ips[i] - 1 : ips[i]);
+			if (ks) {
+				f->name = kernel_frame_name(ks);
+				f->module = ks->module ? m_intern(ks->module, strlen(ks->module)) : NULL;
+				f->offset = ips[i] - ks->addr;
+			}
+		} else if (user && p && p->syms) {
+			proc_syms_resolve(p->syms, ips[i], name, sizeof(name));
+			f->name = m_intern(name, sizeof(name));
+		}
+		if (!f->name) {
+			snprintf(name, sizeof(name), "0x%llx", ips[i]);
+			f->name = m_intern(name, sizeof(name));
+		}
+		if (!f->name)
+			return NULL;
 	}
-	if (fclose(f)) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return m_stack_intern(frames, nf, user, n == STACK_DEPTH);
 }
 
-const char *stack_syms_label(struct stack_syms *ss, int id, bool user, pid_t pid,
-			     bool *truncated)
+const struct m_stack *stack_syms_stack(struct stack_syms *ss, int id, bool user, pid_t pid)
 {
 	unsigned int h = ((unsigned int)id * 2654435761u ^ (unsigned int)pid * 40503u ^ user) %
-			 LABEL_BUCKETS;
-	struct label *l;
-	bool trunc = false;
+			 SEEN_BUCKETS;
+	struct seen *l;
 
-	if (truncated)
-		*truncated = false;
 	if (id == STACK_NONE)
-		return "";
+		return m_stack_intern(NULL, 0, user, false);
 	if (id == -EEXIST)
-		return "[lost stack: collision]";
+		return m_stack_marker("[lost stack: collision]");
 	if (id == -ENOMEM)
-		return "[lost stack: map full]";
+		return m_stack_marker("[lost stack: map full]");
 	if (id < 0)
-		return "[lost stack]";
+		return m_stack_marker("[lost stack]");
 	if (!user)
 		pid = 0;
-	for (l = ss->labels[h]; l; l = l->next) {
-		if (l->id == id && l->user == user && l->pid == pid) {
-			if (truncated)
-				*truncated = l->truncated;
-			return l->text;
-		}
-	}
+	for (l = ss->seen[h]; l; l = l->next)
+		if (l->id == id && l->user == user && l->pid == pid)
+			return l->stack;
 	l = calloc(1, sizeof(*l));
 	if (!l)
-		return "[lost stack: out of memory]";
-	l->text = format_stack(ss, id, user, pid, &trunc);
-	if (!l->text) {
+		return NULL;
+	l->stack = symbolize(ss, id, user, pid);
+	if (!l->stack) {
 		free(l);
-		return "[lost stack: out of memory]";
+		return NULL;
 	}
 	l->id = id;
 	l->user = user;
 	l->pid = pid;
-	l->truncated = trunc;
-	l->next = ss->labels[h];
-	ss->labels[h] = l;
-	if (truncated)
-		*truncated = trunc;
-	return l->text;
+	l->next = ss->seen[h];
+	ss->seen[h] = l;
+	return l->stack;
 }
 
 /* ---- the stack commands ------------------------------------------------ */
@@ -378,27 +379,25 @@ int stack_cmd_start(struct stack_cmd *sc, int groups_fd, int drops_fd, int stack
 	return n ? stack_syms_watch(sc->syms, groups_fd, sizeof(struct stack_key), offs, n) : 0;
 }
 
-static char *field_label(struct stack_cmd *sc, enum stack_field f, const struct stack_key *k,
-			 bool *truncated)
+static struct m_value field_value(struct stack_cmd *sc, enum stack_field f,
+				  const struct stack_key *k)
 {
 	const struct stack_who *w = f >= SF_WAKER_COMM ? &k->waker : &k->who;
-	char buf[32];
 
-	*truncated = false;
 	switch (f >= SF_WAKER_COMM ? f - SF_WAKER_COMM : f) {
 	case SF_COMM:
 		/* a block without sched_waking: preempted, or traced mid-sleep */
 		if (!w->comm[0] && f == SF_WAKER_COMM)
-			return strdup("[no waker]");
-		return strndup(w->comm, sizeof(w->comm));
+			return mv_text(m_intern("[no waker]", 16));
+		return mv_text(m_intern(w->comm, sizeof(w->comm)));
 	case SF_PID:
+		return mv_num(w->pid);
 	case SF_TID:
-		snprintf(buf, sizeof(buf), "%u", f == SF_PID || f == SF_WAKER_PID ? w->pid : w->tid);
-		return strdup(buf);
+		return mv_num(w->tid);
 	case SF_KSTACK:
-		return strdup(stack_syms_label(sc->syms, w->kstack, false, 0, truncated));
+		return mv_stack(stack_syms_stack(sc->syms, w->kstack, false, 0));
 	default:
-		return strdup(stack_syms_label(sc->syms, w->ustack, true, w->pid, truncated));
+		return mv_stack(stack_syms_stack(sc->syms, w->ustack, true, w->pid));
 	}
 }
 
@@ -443,6 +442,7 @@ int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 		measurement_add_drop(m, drop_names[d], total);
 	}
 	while (!bpf_map_get_next_key(sc->groups_fd, cur, &next)) {
+		struct m_value key[M_MAX_BY];
 		struct hist h;
 		bool trunc = false;
 
@@ -450,18 +450,18 @@ int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 		cur = &k;
 		if (read_value(sc, &k, &h) || !h.count)
 			continue;
-		g = measurement_group(m, &k, sizeof(k));
+		for (int i = 0; i < sc->nby; i++) {
+			key[i] = field_value(sc, sc->by[i], &k);
+			if (key[i].type != MV_NUM && !key[i].text)
+				return -ENOMEM;
+			trunc |= key[i].type == MV_STACK && key[i].stack->truncated;
+		}
+		/* raw stacks that symbolize alike are one group */
+		g = measurement_group(m, key);
 		if (!g)
 			return -ENOMEM;
-		g->h = h;
-		for (int i = 0; i < sc->nby; i++) {
-			bool t;
-
-			g->label[i] = field_label(sc, sc->by[i], &k, &t);
-			if (!g->label[i])
-				return -ENOMEM;
-			trunc |= t;
-		}
+		if (m_hist_add(&g->h, &h))
+			return -ENOMEM;
 		if (trunc)
 			truncated += h.count;
 	}

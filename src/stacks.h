@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Stack measurements.  Structures shared by the stack commands (profile,
  * offcpu, wakeup), their BPF programs (through stacks.bpf.h) and user space;
- * then the user side (stacks.c): symbolizing stack map entries into folded
- * labels ("root;...;leaf") for the stack commands and for pair's --by
+ * then the user side (stacks.c): symbolizing stack map entries into typed
+ * stacks (frames, see measure.h) for the stack commands and for pair's --by
  * kstack/ustack, and the read side the stack commands share. */
 #ifndef KDIST_STACKS_H
 #define KDIST_STACKS_H
@@ -97,14 +97,14 @@ struct stack_syms;
 struct stack_syms *stack_syms_new(int stacks_fd);
 void stack_syms_free(struct stack_syms *ss);
 
-/* Label of stack map entry id, root first, frames separated by ';'.
- * Kernel stacks lose kdist's own frames at the leaf (BPF programs and the
- * tracing glue that called them); user stacks are symbolized in process
- * pid.  id < 0 gives a marker naming the loss ("[lost stack: collision]"),
- * or "" for STACK_NONE.  *truncated (may be NULL) tells whether the stack
- * filled all STACK_DEPTH frames.  The string belongs to ss (cached). */
-const char *stack_syms_label(struct stack_syms *ss, int id, bool user, pid_t pid,
-			     bool *truncated);
+/* Stack map entry id as symbolized frames, root first, interned: entries
+ * whose frames print alike are one stack.  Kernel stacks lose kdist's own
+ * frames at the leaf (BPF programs and the tracing glue that called them);
+ * user stacks are symbolized in process pid.  id < 0 gives a one-frame
+ * marker naming the loss ("[lost stack: collision]"), STACK_NONE the empty
+ * stack.  The stack's truncated flag tells whether it filled all
+ * STACK_DEPTH frames.  NULL when out of memory. */
+const struct m_stack *stack_syms_stack(struct stack_syms *ss, int id, bool user, pid_t pid);
 
 /* Snapshot the address maps of every process seen in a map of group keys,
  * every 50 ms from a thread, while it lives: a process that exits before the

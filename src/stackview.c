@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Stack views of a measurement: folded stacks and the SVG flame graph.
- * Each group is one path: its non-stack labels (comm, pid...) as the
- * outermost frames, then its stack labels ("root;...;leaf") split into
- * frames.  The weight is the group's total: time for latencies, the sum of
+ * Each group is one path: its other keys (comm, pid...) as the outermost
+ * frames, then the frames of its stacks, root first.  The weight is the group's total: time for latencies, the sum of
  * values otherwise (one per sample for profiles). */
 #include "flame.h"
 #include "measure.h"
@@ -17,37 +16,22 @@
 static int add_group(struct flame *fl, const struct measurement *m, const struct m_group *g)
 {
 	const char *frames[MAX_FRAMES];
-	char *copies[M_MAX_BY] = { 0 };
-	int n = 0, err;
+	char bufs[M_MAX_BY][128];
+	int n = 0;
 
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < m->nby; i++) {
-			bool stack = strstr(m->by[i], "stack") != NULL;
-			char *save = NULL, *tok;
+	/* the other keys (comm, pid...) are the outermost frames */
+	for (int i = 0; i < m->nby; i++)
+		if (g->key[i].type != MV_STACK)
+			frames[n++] = fmt_value(&g->key[i], m->by_fmt[i], bufs[i], sizeof(bufs[i]));
+	for (int i = 0; i < m->nby; i++) {
+		const struct m_stack *s = g->key[i].type == MV_STACK ? g->key[i].stack : NULL;
 
-			if (stack != (pass == 1) || !g->label[i])
-				continue;
-			if (!stack) {
-				frames[n++] = g->label[i];
-				continue;
-			}
-			copies[i] = strdup(g->label[i]);
-			if (!copies[i]) {
-				err = -ENOMEM;
-				goto out;
-			}
-			for (tok = strtok_r(copies[i], ";", &save); tok && n < MAX_FRAMES;
-			     tok = strtok_r(NULL, ";", &save))
-				frames[n++] = tok;
-		}
+		for (unsigned int j = 0; s && j < s->nframes && n < MAX_FRAMES; j++)
+			frames[n++] = s->frames[j].name;
 	}
 	if (!n)
 		frames[n++] = "all";
-	err = flame_add(fl, frames, n, g->h.sum);
-out:
-	for (int i = 0; i < M_MAX_BY; i++)
-		free(copies[i]);
-	return err;
+	return flame_add(fl, frames, n, g->h.sum);
 }
 
 static struct flame *build_flame(const struct measurement *m)
@@ -65,15 +49,20 @@ static struct flame *build_flame(const struct measurement *m)
 	return fl;
 }
 
-/* The n heaviest stacks as text, for the text view of stack measurements. */
-int stackview_write_top(FILE *f, const struct measurement *m, int n)
+/* The n heaviest stacks as text, for the text view of stack measurements;
+ * times in --unit when given. */
+int stackview_write_top(FILE *f, const struct measurement *m, const struct view_opts *v, int n)
 {
 	struct flame *fl = build_flame(m);
+	double div = 1;
 	int err;
 
 	if (!fl)
 		return -errno;
-	err = flame_write_top(fl, f, n, m->kind == M_VALUE ? m->value_unit : "ns");
+	if (m->kind != M_VALUE && v->unit)
+		unit_parse(v->unit, &div);
+	err = flame_write_top_div(fl, f, n, m->kind == M_VALUE ? m->value_unit :
+				  v->unit ? v->unit : "ns", div);
 	flame_free(fl);
 	return err;
 }

@@ -63,6 +63,35 @@ test_stacks_profile_text_top_and_drops() {
 	pass "top stack ends in hot_three; $kept kept + $full lost samples with one group slot"
 }
 
+test_stacks_merged_by_frames() {
+	# wideloop 500: 0.5 s in wide_loop(), 14 KB of loop body; each sampled
+	# address is a stack map entry of its own, all symbolized alike
+	run_stacks wide.json profile -F 499 -o json -- "$WL/wideloop" 500 || return
+	local groups dup wide all
+	groups=$(json "$TMP/wide.json" 'len(d["groups"])')
+	dup=$(json "$TMP/wide.json" 'len(d["groups"]) - len({tuple(sorted(g["by"].items())) for g in d["groups"]})')
+	[ "$dup" = 0 ] || { fail "$dup of $groups groups print like another"; return; }
+	wide=$(json "$TMP/wide.json" '[g["count"] for g in d["groups"] if g["by"]["ustack"].endswith(";wide_loop") and g["by"]["kstack"] == ""]')
+	all=$(json "$TMP/wide.json" 'sum(g["count"] for g in d["groups"] if g["by"]["comm"] == "wideloop")')
+	python3 -c "import sys; w = $wide; sys.exit(not (len(w) == 1 and w[0] >= 0.9 * $all))" ||
+		{ fail "wide_loop in user mode as groups $wide of $all samples, expected one group with >= 90%"; return; }
+	json "$TMP/wide.json" '[f["name"] for g in d["groups"] for f in g["values"]["ustack"]]' | grep -q "'wide_loop'" ||
+		{ fail "no frames under the groups' values"; return; }
+	# a group table of 16 raw stacks, full: the groups shown are fewer,
+	# so raw stacks of wide_loop were merged into its one group
+	run_stacks wide16.json profile -F 499 --by ustack --max-groups 16 -o json -- "$WL/wideloop" 500 || return
+	local full n16 w16
+	full=$(json "$TMP/wide16.json" 'd["drops"]["group_table_full"]')
+	n16=$(json "$TMP/wide16.json" 'len(d["groups"])')
+	w16=$(json "$TMP/wide16.json" 'len([g for g in d["groups"] if g["by"]["ustack"].endswith(";wide_loop")])')
+	[ "$full" -gt 0 ] && [ "$w16" = 1 ] && [ "$n16" -le 14 ] ||
+		{ fail "16 raw stacks (full: $full lost) gave $n16 groups, $w16 of wide_loop; expected <= 14, 1"; return; }
+	run_stacks wide.txt profile -F 499 --top 1 -- "$WL/wideloop" 500 || return
+	[ "$(awk '/^#1 /{getline; print $1}' "$TMP/wide.txt")" = wide_loop ] ||
+		{ fail "top stack's leaf is not wide_loop: $(head -5 "$TMP/wide.txt")"; return; }
+	pass "wide_loop: one group of ${wide//[\[\]]/} of $all samples; 16 full raw stacks shown as $n16 groups"
+}
+
 test_stacks_offcpu_nanosleep() {
 	# sleeper 20 50: 1 s asleep in nanosleep(2)
 	run_stacks off.folded offcpu -o folded -- "$WL/sleeper" 20 50 || return

@@ -75,6 +75,7 @@ static void test_stats(void)
 	}
 	/* the documented bound: half a bucket, 1/(2*HIST_SUB) */
 	check("percentiles within 6.25%", worst <= 1.0 / (2 * HIST_SUB), "worst %.4f", worst);
+	printf("     worst percentile error %.2f%%\n", worst * 100);
 }
 
 static void test_sumsq_wide(void)
@@ -128,9 +129,32 @@ static void test_fold(void)
 	      (unsigned long long)out[0]);
 }
 
+/* Values in one bucket: percentiles move with the rank inside it and stay
+ * within [min, max], where the bucket midpoint would sit below them all. */
+static void test_quantile_in_bucket(void)
+{
+	struct hist h = { 0 };
+	double p50, p99;
+
+	hist_add(&h, 1000);
+	for (int i = 0; i < 99; i++)
+		hist_add(&h, 1020);	/* bucket 960..1023 holds both */
+	p50 = hist_quantile(&h, 0.5);
+	p99 = hist_quantile(&h, 0.99);
+	check("in-bucket percentiles within [min, max]", p50 >= 1000 && p99 <= 1020, "p50 %.1f p99 %.1f",
+	      p50, p99);
+	check("in-bucket percentiles follow the rank", p50 < p99 && fabs(p50 - 1020) / 1020 < 0.0625,
+	      "p50 %.1f p99 %.1f", p50, p99);
+	memset(&h, 0, sizeof(h));
+	hist_add(&h, 5000);
+	check("one value: every percentile is it", hist_quantile(&h, 0.5) == 5000 &&
+	      hist_quantile(&h, 0.999) == 5000, "%.1f", hist_quantile(&h, 0.5));
+}
+
 int main(void)
 {
 	test_layout();
+	test_quantile_in_bucket();
 	test_stats();
 	test_sumsq_wide();
 	test_merge_sub();

@@ -10,15 +10,29 @@
 
 #define GOLDEN "tests/unit/golden"
 
+static struct m_value text(const char *s)
+{
+	return mv_text(m_intern(s, strlen(s)));
+}
+
 static void add_group(struct measurement *m, const char *comm, uint64_t base, int n)
 {
-	struct m_group *g = measurement_group(m, comm, strlen(comm) + 1);
+	struct m_group *g = measurement_group(m, (struct m_value[]){ text(comm) });
+	struct hist h = { 0 };
 
-	g->label[0] = strdup(comm);
 	for (int i = 0; i < n; i++)
-		hist_add(&g->h, base + (uint64_t)i * base / n);
+		hist_add(&h, base + (uint64_t)i * base / n);
+	m_hist_set(&g->h, &h);
 	g->self_ns = g->h.sum / 2;
 	g->total_ns = g->h.sum;
+}
+
+static void add_value(struct m_hist *mh, uint64_t v)
+{
+	struct hist h = { 0 };
+
+	hist_add(&h, v);
+	m_hist_add(mh, &h);
 }
 
 static void sample(struct measurement *m, enum m_kind kind)
@@ -100,11 +114,11 @@ static void test_diff(void)
 	sample(&a, M_LATENCY);
 	sample(&b, M_LATENCY);
 	/* b has more in "bash" and a drop more */
-	hist_add(&measurement_group(&b, "bash", 5)->h, 1234);
+	add_value(&measurement_group(&b, (struct m_value[]){ text("bash") })->h, 1234);
 	measurement_add_drop(&b, "end_without_start", 2);
 	measurement_diff(&d, &b, &a);
 	check("diff keeps changed groups only", d.ngroups == 1 && d.groups[0].h.count == 1 &&
-	      !strcmp(d.groups[0].label[0], "bash"), NULL);
+	      d.groups[0].key[0].text == text("bash").text, NULL);
 	/* an interval's extremes are known to bucket precision */
 	check("diff min/max", d.groups[0].h.min == hist_bucket_low(hist_index(1234)) &&
 	      d.groups[0].h.max == hist_bucket_high(hist_index(1234)), "%llu",

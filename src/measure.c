@@ -51,6 +51,14 @@ uint64_t measurement_lost(const struct measurement *m)
 	return n;
 }
 
+void m_cost_add(struct m_cost *to, const struct m_cost *c)
+{
+	to->programs += c->programs;
+	to->err = to->err ? to->err : c->err;
+	to->runs += c->runs;
+	to->run_ns += c->run_ns;
+}
+
 void measurement_copy_header(struct measurement *dst, const struct measurement *src)
 {
 	*dst = *src;
@@ -75,6 +83,10 @@ int measurement_diff(struct measurement *out, const struct measurement *cur,
 	static const struct hist empty;
 
 	measurement_copy_header(out, cur);
+	if (prev) {
+		out->cost.runs -= prev->cost.runs;
+		out->cost.run_ns -= prev->cost.run_ns;
+	}
 	for (int i = 0; i < cur->ngroups; i++) {
 		const struct m_group *c = &cur->groups[i], *p = NULL;
 		struct m_group *g;

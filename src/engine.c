@@ -100,16 +100,18 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	return 0;
 }
 
-/* The counters of every loaded program, summed.  has_misses: the kernel
- * reports recursion_misses (Linux 5.12). */
-static void prog_counters(struct engine *e, uint64_t *misses, uint64_t *runs, uint64_t *run_ns,
-			  int *nprogs, bool *has_misses)
+struct prog_counters {
+	uint64_t misses, runs, run_ns;
+	int programs;
+	bool has_misses;	/* the kernel reports recursion_misses (5.12) */
+};
+
+/* The counters of every loaded program, summed. */
+static struct prog_counters prog_counters(struct engine *e)
 {
+	struct prog_counters pc = { .has_misses = true };
 	struct bpf_program *prog;
 
-	*misses = *runs = *run_ns = 0;
-	*nprogs = 0;
-	*has_misses = true;
 	bpf_object__for_each_program(prog, e->obj) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
@@ -120,22 +122,25 @@ static void prog_counters(struct engine *e, uint64_t *misses, uint64_t *runs, ui
 		memset(&info, 0, sizeof(info));
 		if (bpf_obj_get_info_by_fd(fd, &info, &len))
 			continue;
-		(*nprogs)++;
+		pc.programs++;
+		/* the kernel fills what it knows and says how much */
 		if (len < offsetof(struct bpf_prog_info, recursion_misses) +
 			  sizeof(info.recursion_misses))
-			*has_misses = false;
-		*misses += info.recursion_misses;
-		*runs += info.run_cnt;
-		*run_ns += info.run_time_ns;
+			pc.has_misses = false;
+		pc.misses += info.recursion_misses;
+		pc.runs += info.run_cnt;
+		pc.run_ns += info.run_time_ns;
 	}
+	return pc;
 }
 
 void engine_reset(struct engine *e)
 {
-	int n;
-	bool has;
+	struct prog_counters pc = prog_counters(e);
 
-	prog_counters(e, &e->misses0, &e->runs0, &e->run_ns0, &n, &has);
+	e->misses0 = pc.misses;
+	e->runs0 = pc.runs;
+	e->run_ns0 = pc.run_ns;
 }
 
 void engine_close(struct engine *e)
@@ -179,9 +184,8 @@ int engine_sum_u64(struct engine *e, int fd, const void *key, uint64_t *sum)
 
 int engine_read(struct engine *e, struct measurement *m)
 {
-	uint64_t misses, runs, run_ns;
-	struct m_cost cost = { 0 };
-	bool has_misses;
+	struct prog_counters pc = prog_counters(e);
+	struct m_cost cost = { .programs = pc.programs, .err = stats_err };
 	int err;
 
 	for (__u32 d = 0; d < (__u32)e->ndrops; d++) {
@@ -192,14 +196,12 @@ int engine_read(struct engine *e, struct measurement *m)
 			return err;
 		measurement_add_drop(m, e->drop_names[d], n);
 	}
-	prog_counters(e, &misses, &runs, &run_ns, &cost.programs, &has_misses);
 	/* a run the kernel did not make is an event the measurement lacks:
-	 * a loss like the others (see docs/pair.md, "Losses") */
-	if (has_misses)
-		measurement_add_drop(m, "skipped_by_kernel", misses - e->misses0);
-	cost.err = stats_err;
-	cost.runs = runs - e->runs0;
-	cost.run_ns = run_ns - e->run_ns0;
+	 * a loss like the others (docs/pair.md, "Output") */
+	if (pc.has_misses)
+		measurement_add_drop(m, "skipped_by_kernel", pc.misses - e->misses0);
+	cost.runs = pc.runs - e->runs0;
+	cost.run_ns = pc.run_ns - e->run_ns0;
 	m_cost_add(&m->cost, &cost);
 	return 0;
 }

@@ -650,7 +650,8 @@ static int read_val(struct func *fp, int fd, const void *key, struct func_val *s
 
 	if (err)
 		return err;
-	/* the values are still in the engine's buffer */
+	/* the values are still in the engine's buffer, one per CPU */
+	_Static_assert(sizeof(*v) % 8 == 0, "per-CPU values are 8-byte aligned");
 	v = fp->eng.buf;
 	sum->total = sum->self = 0;
 	for (int c = 0; c < fp->eng.ncpu; c++) {

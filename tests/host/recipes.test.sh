@@ -9,6 +9,9 @@ recipe_group() {
 
 have_tp() { [ -e /sys/kernel/tracing/events/$1/format ]; }
 
+# running PID: the process has not exited (a zombie has).
+running() { [ -e "/proc/$1" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat")" != Z ]; }
+
 test_recipes_list() {
 	local out
 	out=$("$KDIST" recipes) || { fail "kdist recipes failed"; return; }
@@ -153,15 +156,22 @@ test_recipe_mmap_lock() {
 	# of its own, so that no other process's locks count on one side only
 	local t=4 n=2000 bt comm=mlock$$
 	cp "$WL/mmaplock" "$TMP/$comm"
+	# BEGIN runs once every probe is attached; the workload starts after it
 	bpftrace -e '
+BEGIN { printf("ready\n"); }
 tracepoint:mmap_lock:mmap_lock_start_locking /comm == "'$comm'"/ { @s[args->write] = count(); }
 tracepoint:mmap_lock:mmap_lock_acquire_returned /comm == "'$comm'"/ { @a[args->write, args->success] = count(); }
 tracepoint:mmap_lock:mmap_lock_released /comm == "'$comm'"/ { @r[args->write] = count(); }
 ' >"$TMP/bt.out" 2>&1 & bt=$!
-	for _ in $(seq 50); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.2; done
-	sleep 1
+	for _ in $(seq 300); do grep -q '^ready' "$TMP/bt.out" && break; sleep 0.1; done
+	grep -q '^ready' "$TMP/bt.out" ||
+		{ kill -KILL $bt; wait $bt; fail "bpftrace not attached after 30 s: $(cat "$TMP/bt.out")"; return; }
 	"$KDIST" mmap-lock -o json -- "$TMP/$comm" $t $n >"$TMP/ml.json" 2>"$TMP/err"
-	kill -INT $bt; wait $bt
+	# started in the background, bpftrace begins with SIGINT ignored until
+	# its handler is set: ask until it goes
+	for _ in $(seq 100); do running $bt || break; kill -INT $bt; sleep 0.1; done
+	running $bt && { kill -KILL $bt; wait $bt; fail "bpftrace did not stop on SIGINT"; return; }
+	wait $bt
 	[ -s "$TMP/ml.json" ] || { fail "$(cat "$TMP/err")"; return; }
 	bt_count() { sed -n "s/^@$1: \([0-9]*\)/\1/p" "$TMP/bt.out"; }
 	local got want what

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "func.h"
+#include "common.bpf.h"
 #include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -52,23 +53,8 @@ struct {
 	__type(value, struct func_val);
 } group_vals SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NR_FDROPS);
-	__type(key, __u32);
-	__type(value, __u64);
-} drops SEC(".maps");
-
 static const struct func_stack zero_stack;
 static const struct func_val zero_val;
-
-static __always_inline void drop_n(__u32 what, __u64 n)
-{
-	__u64 *c = bpf_map_lookup_elem(&drops, &what);
-
-	if (c)
-		*c += n;
-}
 
 static __always_inline bool filtered_out(void)
 {
@@ -84,11 +70,9 @@ static __always_inline struct func_stack *get_stack(bool create)
 		return bpf_task_storage_get(&task_stacks, bpf_get_current_task_btf(), 0,
 					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	tid = (__u32)bpf_get_current_pid_tgid();
-	s = bpf_map_lookup_elem(&tid_stacks, &tid);
-	if (s || !create)
-		return s;
-	bpf_map_update_elem(&tid_stacks, &tid, &zero_stack, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&tid_stacks, &tid);
+	if (!create)
+		return bpf_map_lookup_elem(&tid_stacks, &tid);
+	return lookup_or_init(&tid_stacks, &tid, &zero_stack);
 }
 
 static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested)
@@ -105,16 +89,12 @@ static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested
 			k.tid = (__u32)pt;
 		if (cfg.by_comm)
 			bpf_get_current_comm(k.comm, sizeof(k.comm));
-		v = bpf_map_lookup_elem(&group_vals, &k);
-		if (!v) {
-			bpf_map_update_elem(&group_vals, &k, &zero_val, BPF_NOEXIST);
-			v = bpf_map_lookup_elem(&group_vals, &k);
-		}
+		v = lookup_or_init(&group_vals, &k, &zero_val);
 	} else {
 		v = bpf_map_lookup_elem(&func_vals, &id);
 	}
 	if (!v) {
-		drop_n(FDROP_GROUP_FULL, 1);
+		drop(FDROP_GROUP_FULL);
 		return;
 	}
 	hist_add(&v->h, incl);
@@ -134,13 +114,13 @@ static __always_inline int on_entry(void *ctx)
 		return 0;
 	s = get_stack(true);
 	if (!s) {
-		drop_n(FDROP_STACK_FULL, 1);
+		drop(FDROP_STACK_FULL);
 		return 0;
 	}
 	d = s->depth;
 	if (d >= FUNC_MAX_DEPTH) {
 		s->overflow++;
-		drop_n(FDROP_DEPTH, 1);
+		drop(FDROP_DEPTH);
 		return 0;
 	}
 	/* an activation of the same function below: this one's inclusive time
@@ -174,7 +154,7 @@ static __always_inline int on_return(void *ctx)
 	s = get_stack(false);
 	if (!s || (!s->depth && !s->overflow)) {
 		if (!filtered_out())
-			drop_n(FDROP_RET_NO_ENTRY, 1);
+			drop(FDROP_RET_NO_ENTRY);
 		return 0;
 	}
 	if (s->overflow) {
@@ -197,7 +177,7 @@ static __always_inline int on_return(void *ctx)
 		}
 	}
 	if (at < 0) {
-		drop_n(FDROP_RET_NO_ENTRY, 1);
+		drop(FDROP_RET_NO_ENTRY);
 		return 0;
 	}
 	if (d - 1 - at)

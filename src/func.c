@@ -5,6 +5,7 @@
  * by glob, user functions by u:PATH:GLOB, minus !GLOB exclusions.
  */
 #include "func.h"
+#include "engine.h"
 #include "feature.h"
 #include "func.skel.h"
 #include "kdist.h"
@@ -42,10 +43,8 @@ struct func {
 	bool multi;		/* kernel functions through kprobe.multi */
 	size_t nkernel, nuser;
 	size_t skipped;		/* matched but not traceable or not attached */
-	struct kfunc_links links;
+	struct engine eng;	/* its links: every link, kernel or user */
 	struct measurement header;
-	int ncpu;
-	void *buf;		/* one per-CPU value */
 };
 
 static const char *const drop_names[NR_FDROPS] = {
@@ -432,11 +431,9 @@ static int load(struct func *fp, struct options *o)
 	fp->cfg.task_storage = feature_has(FEAT_TASK_STORAGE_KPROBE, NULL);
 	kd_info("shadow stacks in %s", fp->cfg.task_storage ? "task storage" : "a tid-keyed hash");
 	fp->skel = func_bpf__open();
-	if (!fp->skel) {
-		err = -errno;
-		kd_err("failed to open the BPF object: %s", strerror(errno));
+	err = engine_opened(fp->skel);
+	if (err)
 		return err;
-	}
 	fp->skel->rodata->cfg = fp->cfg;
 	bpf_map__set_max_entries(fp->skel->maps.func_vals, fp->n);
 	if (o->max_groups)
@@ -448,13 +445,7 @@ static int load(struct func *fp, struct options *o)
 		bpf_program__set_autoload(prog, is_multi ? fp->multi :
 					  fp->nuser || (fp->nkernel && !fp->multi));
 	}
-	err = func_bpf__load(fp->skel);
-	if (err) {
-		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
-		       strerror(-err));
-		return err;
-	}
-	return 0;
+	return engine_load(&fp->eng, fp->skel->skeleton, drop_names, NR_FDROPS);
 }
 
 static const char *attach_name(const struct func *fp)
@@ -494,10 +485,6 @@ static int func_prepare(struct session *s)
 	if (!fp)
 		return -ENOMEM;
 	s->priv = fp;
-	fp->ncpu = libbpf_num_possible_cpus();
-	fp->buf = calloc(fp->ncpu > 0 ? fp->ncpu : 1, sizeof(struct func_val));
-	if (!fp->buf || fp->ncpu <= 0)
-		return -ENOMEM;
 	err = parse_patterns(o, &pt);
 	if (!err)
 		err = configure(fp, o);
@@ -526,18 +513,18 @@ static void reset_counts(struct func *fp)
 	int fd = bpf_map__fd(fp->skel->maps.func_vals);
 	struct func_key k, next;
 
-	memset(fp->buf, 0, fp->ncpu * sizeof(struct func_val));
+	memset(fp->eng.buf, 0, fp->eng.ncpu * engine_percpu_stride(sizeof(struct func_val)));
 	for (__u32 i = 0; !fp->cfg.grouped && i < fp->n; i++)
-		bpf_map_update_elem(fd, &i, fp->buf, BPF_EXIST);
+		bpf_map_update_elem(fd, &i, fp->eng.buf, BPF_EXIST);
 	fd = bpf_map__fd(fp->skel->maps.group_vals);
 	while (fp->cfg.grouped && !bpf_map_get_next_key(fd, NULL, &next)) {
 		k = next;
 		if (bpf_map_delete_elem(fd, &k))
 			break;
 	}
-	fd = bpf_map__fd(fp->skel->maps.drops);
 	for (__u32 d = 0; d < NR_FDROPS; d++)
-		bpf_map_update_elem(fd, &d, fp->buf, BPF_EXIST);
+		bpf_map_update_elem(fp->eng.drops_fd, &d, fp->eng.buf, BPF_EXIST);
+	engine_reset(&fp->eng);
 }
 
 static int attach_user(struct func *fp, struct options *o, size_t *attached)
@@ -565,9 +552,9 @@ static int attach_user(struct func *fp, struct options *o, size_t *attached)
 			continue;
 		}
 		/* kfunc's list owns every link, kernel or user */
-		err = kfunc_links_add(&fp->links, lr);
+		err = engine_link(&fp->eng, lr);
 		if (!err)
-			err = kfunc_links_add(&fp->links, le);
+			err = engine_link(&fp->eng, le);
 		else
 			bpf_link__destroy(le);
 		if (err)
@@ -618,7 +605,7 @@ static int func_attach(struct session *s)
 				       fp->skel->progs.func_exit,
 				.multi = fp->multi, .names = names, .cookies = cookies, .n = k,
 			};
-			err = kfunc_attach(&r, ok, &fp->links);
+			err = kfunc_attach(&r, ok, &fp->eng.links);
 		}
 		for (size_t i = 0; (err >= 0 || err == -EINTR) && i < k; i++)
 			fp->fns[cookies[i]].attached = ok[i];
@@ -658,13 +645,16 @@ static int func_attach(struct session *s)
 
 static int read_val(struct func *fp, int fd, const void *key, struct func_val *sum)
 {
-	struct func_val *v = fp->buf;
+	const struct func_val *v;
+	int err = engine_sum_hist(&fp->eng, fd, key, sizeof(*v), &sum->h);
 
-	if (bpf_map_lookup_elem(fd, key, v))
-		return -errno;
-	memset(sum, 0, sizeof(*sum));
-	for (int c = 0; c < fp->ncpu; c++) {
-		hist_merge(&sum->h, &v[c].h);
+	if (err)
+		return err;
+	/* the values are still in the engine's buffer, one per CPU */
+	_Static_assert(sizeof(*v) % 8 == 0, "per-CPU values are 8-byte aligned");
+	v = fp->eng.buf;
+	sum->total = sum->self = 0;
+	for (int c = 0; c < fp->eng.ncpu; c++) {
 		sum->total += v[c].total;
 		sum->self += v[c].self;
 	}
@@ -706,23 +696,14 @@ static int func_read(struct session *s, struct measurement *m)
 	struct func *fp = s->priv;
 	struct func_key k, next, *cur = NULL;
 	struct func_val *v = malloc(sizeof(*v));
-	__u64 *cnt = fp->buf;
-	int fd, err = 0;
+	int fd, err;
 
 	if (!v)
 		return -ENOMEM;
 	measurement_copy_header(m, &fp->header);
-	for (__u32 d = 0; d < NR_FDROPS; d++) {
-		__u64 total = 0;
-
-		if (bpf_map_lookup_elem(bpf_map__fd(fp->skel->maps.drops), &d, cnt)) {
-			err = -errno;
-			goto out;
-		}
-		for (int c = 0; c < fp->ncpu; c++)
-			total += cnt[c];
-		measurement_add_drop(m, drop_names[d], total);
-	}
+	err = engine_read(&fp->eng, m);
+	if (err)
+		goto out;
 	if (!fp->cfg.grouped) {
 		fd = bpf_map__fd(fp->skel->maps.func_vals);
 		for (__u32 i = 0; i < fp->n && !err; i++) {
@@ -753,7 +734,7 @@ static void func_cleanup(struct session *s)
 {
 	struct func *fp = s->priv;
 
-	kfunc_links_destroy(&fp->links);
+	engine_close(&fp->eng);
 	func_bpf__destroy(fp->skel);
 	for (size_t i = 0; i < fp->n; i++) {
 		free(fp->fns[i].label);
@@ -764,7 +745,6 @@ static void func_cleanup(struct session *s)
 		free(fp->paths[i]);
 	free(fp->paths);
 	measurement_clear(&fp->header);
-	free(fp->buf);
 	free(fp);
 	s->priv = NULL;
 }

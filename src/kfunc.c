@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "kfunc.h"
+#include "engine.h"
 #include "feature.h"
 #include "util.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,75 +18,6 @@ bool stop_requested(void)
 	if (sigpending(&s))
 		return false;
 	return sigismember(&s, SIGINT) || sigismember(&s, SIGTERM) || sigismember(&s, SIGHUP);
-}
-
-int kfunc_links_add(struct kfunc_links *l, struct bpf_link *link)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct bpf_link **v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			bpf_link__destroy(link);
-			return -ENOMEM;
-		}
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = link;
-	return 0;
-}
-
-/* Destroy the links from index `from` on. */
-static void links_truncate(struct kfunc_links *l, size_t from)
-{
-	while (l->n > from)
-		bpf_link__destroy(l->v[--l->n]);
-}
-
-struct destroy_slice {
-	struct bpf_link **v;
-	size_t n;
-};
-
-static void *destroy_slice(void *arg)
-{
-	struct destroy_slice *d = arg;
-
-	for (size_t i = 0; i < d->n; i++)
-		bpf_link__destroy(d->v[i]);
-	return NULL;
-}
-
-/* Closing a perf-event link waits for an RCU tasks-trace grace period
- * (perf_event_detach_bpf_prog), tens of milliseconds each: one thread
- * detaching 2000 uprobes takes minutes.  Concurrent closes share grace
- * periods, so large sets are detached by many threads at once. */
-#define DESTROY_THREADS 64
-
-void kfunc_links_destroy(struct kfunc_links *l)
-{
-	struct destroy_slice d[DESTROY_THREADS];
-	pthread_t t[DESTROY_THREADS];
-	size_t nt = l->n / 8 < DESTROY_THREADS ? l->n / 8 : DESTROY_THREADS, at = 0;
-	bool started[DESTROY_THREADS] = { 0 };
-
-	for (size_t i = 0; i < nt; i++) {
-		d[i].v = l->v + at;
-		d[i].n = (l->n - at) / (nt - i);
-		started[i] = !pthread_create(&t[i], NULL, destroy_slice, &d[i]);
-		if (!started[i])
-			destroy_slice(&d[i]);
-		at += d[i].n;
-	}
-	for (size_t i = 0; i < nt; i++)
-		if (started[i])
-			pthread_join(t[i], NULL);
-	if (nt)
-		l->n = 0;
-	links_truncate(l, 0);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
 }
 
 struct bpf_link *kfunc_attach_one(struct bpf_program *prog, const char *name, bool retprobe,
@@ -110,7 +41,7 @@ void kfunc_attach_error(const char *what, int err)
  * it in halves until the refused functions are alone: k bad functions cost
  * about 2 k log2(n) attempts. */
 static int attach_multi(struct bpf_program *prog, bool retprobe, const char **names,
-			const uint64_t *cookies, size_t n, bool *ok, struct kfunc_links *links)
+			const uint64_t *cookies, size_t n, bool *ok, struct engine_links *links)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .syms = names, .cookies = (const __u64 *)cookies, .cnt = n,
 		    .retprobe = retprobe);
@@ -125,7 +56,7 @@ static int attach_multi(struct bpf_program *prog, bool retprobe, const char **na
 	if (l) {
 		for (size_t i = 0; i < n; i++)
 			ok[i] = true;
-		return kfunc_links_add(links, l);
+		return engine_links_add(links, l);
 	}
 	if (n == 1) {
 		kd_info("skipping %s: kprobe.multi%s: %s", names[0], retprobe ? " return" : "",
@@ -144,7 +75,7 @@ static int attach_multi(struct bpf_program *prog, bool retprobe, const char **na
  * first, then entries where the return attached; if an entry was refused
  * after its return attached, start over with the functions that took both.
  * The set shrinks each round, so this ends; normally after one round. */
-static int attach_set_multi(const struct kfunc_req *r, bool *ok, struct kfunc_links *links)
+static int attach_set_multi(const struct kfunc_req *r, bool *ok, struct engine_links *links)
 {
 	size_t n = r->n, m, mark = links->n;
 	const char **names = malloc(n * sizeof(*names));
@@ -162,7 +93,7 @@ static int attach_set_multi(const struct kfunc_req *r, bool *ok, struct kfunc_li
 		ok[i] = false;
 	}
 	for (;;) {
-		links_truncate(links, mark);
+		engine_links_truncate(links, mark);
 		memset(okr, 0, n);
 		memset(oke, 0, n);
 		err = r->ret ? attach_multi(r->ret, true, names, cookies, n, okr, links) : 0;
@@ -199,7 +130,7 @@ static int attach_set_multi(const struct kfunc_req *r, bool *ok, struct kfunc_li
 	err = n;
 out:
 	if (err < 0)
-		links_truncate(links, mark);
+		engine_links_truncate(links, mark);
 	free(names);
 	free(cookies);
 	free(idx);
@@ -220,7 +151,7 @@ static void raise_fd_limit(void)
 	}
 }
 
-int kfunc_attach(const struct kfunc_req *r, bool *ok, struct kfunc_links *links)
+int kfunc_attach(const struct kfunc_req *r, bool *ok, struct engine_links *links)
 {
 	size_t mark = links->n;
 	int n = 0, err;
@@ -233,7 +164,7 @@ int kfunc_attach(const struct kfunc_req *r, bool *ok, struct kfunc_links *links)
 
 		ok[i] = false;
 		if (stop_requested())
-			return -EINTR;	/* links stay for kfunc_links_destroy() */
+			return -EINTR;	/* links stay for engine_links_destroy() */
 		if (r->ret) {
 			lr = kfunc_attach_one(r->ret, r->names[i], true, r->cookies[i]);
 			if (!lr) {
@@ -249,13 +180,13 @@ int kfunc_attach(const struct kfunc_req *r, bool *ok, struct kfunc_links *links)
 				continue;
 			}
 		}
-		err = lr ? kfunc_links_add(links, lr) : 0;
+		err = lr ? engine_links_add(links, lr) : 0;
 		if (err)
 			bpf_link__destroy(le);
 		else if (le)
-			err = kfunc_links_add(links, le);
+			err = engine_links_add(links, le);
 		if (err) {
-			links_truncate(links, mark);
+			engine_links_truncate(links, mark);
 			return err;
 		}
 		ok[i] = true;

@@ -11,11 +11,7 @@
 
 struct bpf_program;
 struct bpf_link;
-
-struct kfunc_links {
-	struct bpf_link **v;
-	size_t n, cap;
-};
+struct engine_links;
 
 struct kfunc_req {
 	struct bpf_program *entry;	/* on function entry, or NULL */
@@ -31,7 +27,7 @@ struct kfunc_req {
  * that cannot be attached is skipped (why with -v), never an error.
  * Returns the number attached, or -EINTR when SIGINT, SIGTERM or SIGHUP is
  * pending (main blocks them and reads them later): the caller cleans up. */
-int kfunc_attach(const struct kfunc_req *r, bool *ok, struct kfunc_links *links);
+int kfunc_attach(const struct kfunc_req *r, bool *ok, struct engine_links *links);
 
 /* One kprobe or kretprobe with a cookie: the link, or NULL with errno set. */
 struct bpf_link *kfunc_attach_one(struct bpf_program *prog, const char *name, bool retprobe,
@@ -39,10 +35,6 @@ struct bpf_link *kfunc_attach_one(struct bpf_program *prog, const char *name, bo
 /* Print why attaching `what` (an event spec) failed: the kernel's lack of
  * kprobes is said as such. */
 void kfunc_attach_error(const char *what, int err);
-
-/* Keep a link (destroyed with the list); on failure the link is destroyed. */
-int kfunc_links_add(struct kfunc_links *l, struct bpf_link *link);
-void kfunc_links_destroy(struct kfunc_links *l);
 
 /* True when a signal asking kdist to stop is pending. */
 bool stop_requested(void);

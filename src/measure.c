@@ -187,7 +187,8 @@ const struct m_stack *m_stack_intern(const struct m_frame *frames, unsigned int 
 	s->user = user;
 	s->truncated = truncated;
 	s->nframes = n;
-	memcpy(s->frames, frames, n * sizeof(*frames));
+	if (n)
+		memcpy(s->frames, frames, n * sizeof(*frames));
 	*at = s;
 	stacks.n++;
 	return s;
@@ -358,6 +359,14 @@ uint64_t measurement_lost(const struct measurement *m)
 	return n;
 }
 
+void m_cost_add(struct m_cost *to, const struct m_cost *c)
+{
+	to->programs += c->programs;
+	to->err = to->err ? to->err : c->err;
+	to->runs += c->runs;
+	to->run_ns += c->run_ns;
+}
+
 void measurement_copy_header(struct measurement *dst, const struct measurement *src)
 {
 	*dst = *src;
@@ -385,6 +394,10 @@ int measurement_diff(struct measurement *out, const struct measurement *cur,
 	struct hist c_h, p_h, d_h;
 
 	measurement_copy_header(out, cur);
+	if (prev) {
+		out->cost.runs -= prev->cost.runs;
+		out->cost.run_ns -= prev->cost.run_ns;
+	}
 	for (int i = 0; i < cur->ngroups; i++) {
 		const struct m_group *c = &cur->groups[i], *p = NULL;
 		struct m_group *g;

@@ -154,6 +154,14 @@ struct m_drop {
 	uint64_t value;
 };
 
+/* What kdist's own BPF programs cost over the measurement, from the
+ * kernel's BPF run-time statistics: program runs and the time inside them. */
+struct m_cost {
+	int programs;		/* 0: no BPF programs behind this measurement */
+	int err;		/* errno: the kernel refused the statistics */
+	uint64_t runs, run_ns;
+};
+
 struct measurement {
 	const char *command;
 	enum m_kind kind;
@@ -176,6 +184,7 @@ struct measurement {
 	/* M_FUNC: functions attached, matched but skipped, attach time */
 	int funcs_attached, funcs_skipped;
 	double attach_ms;
+	struct m_cost cost;
 	/* set by main */
 	double duration_s;	/* time this measurement covers */
 	int interval;		/* 1-based with -i, 0 for a whole run */
@@ -195,6 +204,7 @@ int measurement_diff(struct measurement *out, const struct measurement *cur,
 void measurement_copy_header(struct measurement *dst, const struct measurement *src);
 void measurement_clear(struct measurement *m);	/* free groups, keep header */
 uint64_t measurement_lost(const struct measurement *m);
+void m_cost_add(struct m_cost *to, const struct m_cost *c);
 
 enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG };
 

@@ -81,9 +81,9 @@ static __always_inline struct slot *slot_of(struct task_struct *t, bool create)
 		return bpf_task_storage_get(&task_slot, t, 0,
 					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	tid = BPF_CORE_READ(t, pid);
-	if (create)
-		bpf_map_update_elem(&tid_slot, &tid, &zero_slot, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&tid_slot, &tid);
+	if (!create)
+		return bpf_map_lookup_elem(&tid_slot, &tid);
+	return lookup_or_init(&tid_slot, &tid, &zero_slot);
 }
 
 static __always_inline void record(struct slot *s, __u64 delta)
@@ -91,11 +91,7 @@ static __always_inline void record(struct slot *s, __u64 delta)
 	struct stack_key k = s->key;
 	struct hist *h;
 
-	h = bpf_map_lookup_elem(&hist_groups, &k);
-	if (!h) {
-		bpf_map_update_elem(&hist_groups, &k, &zero_hist, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&hist_groups, &k);
-	}
+	h = lookup_or_init(&hist_groups, &k, &zero_hist);
 	if (!h) {
 		drop(SDROP_GROUP_FULL);
 		return;

@@ -20,7 +20,6 @@ struct offcpu {
 	struct stack_cmd sc;
 	struct offcpu_bpf *skel;
 	bool btf;		/* tp_btf, else raw_tp */
-	struct bpf_link *links[2];
 };
 
 static int parse_states(const char *s, unsigned int *mask)
@@ -115,11 +114,9 @@ static int prepare(struct session *s, bool waker)
 	p->btf = feature_has(FEAT_TP_BTF, NULL);
 	fill_header(&p->sc.header, o, s->cmd->name, waker, p->btf);
 	p->skel = offcpu_bpf__open();
-	if (!p->skel) {
-		err = -errno;
-		kd_err("failed to open the BPF object: %s", strerror(errno));
+	err = engine_opened(p->skel);
+	if (err)
 		return err;
-	}
 	c = &p->skel->rodata->cfg;
 	stack_cmd_cfg(&p->sc, o, c);
 	err = parse_states(o->state, &c->state_mask);
@@ -140,14 +137,8 @@ static int prepare(struct session *s, bool waker)
 
 		bpf_program__set_autoload(prog, is_btf == p->btf && (waker || !is_waking));
 	}
-	err = offcpu_bpf__load(p->skel);
-	if (err) {
-		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
-		       strerror(-err));
-		return err;
-	}
-	return stack_cmd_start(&p->sc, bpf_map__fd(p->skel->maps.hist_groups),
-			       bpf_map__fd(p->skel->maps.drops), bpf_map__fd(p->skel->maps.stacks));
+	return stack_cmd_start(&p->sc, p->skel->skeleton, p->skel->maps.hist_groups,
+			       p->skel->maps.stacks);
 }
 
 static int offcpu_prepare(struct session *s)
@@ -174,11 +165,10 @@ static int offcpu_attach(struct session *s)
 		if (!bpf_program__autoload(progs[i]))
 			continue;
 		/* the section names the tracepoint for tp_btf; raw_tp is named here */
-		p->links[i] = p->btf ? bpf_program__attach(progs[i]) :
-			      bpf_program__attach_raw_tracepoint(progs[i], tps[i]);
-		if (!p->links[i]) {
-			err = -errno;
-			kd_err("failed to attach sched:%s: %s", tps[i], strerror(errno));
+		err = engine_link(&p->sc.eng, p->btf ? bpf_program__attach(progs[i]) :
+				  bpf_program__attach_raw_tracepoint(progs[i], tps[i]));
+		if (err) {
+			kd_err("failed to attach sched:%s: %s", tps[i], strerror(-err));
 			return err;
 		}
 		kd_info("sched:%s attached as %s", tps[i], p->btf ? "tp_btf" : "raw_tracepoint");
@@ -197,8 +187,6 @@ static void offcpu_cleanup(struct session *s)
 {
 	struct offcpu *p = s->priv;
 
-	for (int i = 0; i < 2; i++)
-		bpf_link__destroy(p->links[i]);
 	stack_cmd_cleanup(&p->sc);
 	offcpu_bpf__destroy(p->skel);
 	free(p);

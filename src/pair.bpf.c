@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 #include "hist.h"
 #include "pair.h"
+#include "common.bpf.h"
 #include "filter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -54,29 +55,9 @@ struct {
 	__type(value, struct hist);
 } hist_groups SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NR_DROPS);
-	__type(key, __u32);
-	__type(value, __u64);
-} drops SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1);	/* sized by user space when stacks are used */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, 127 * sizeof(__u64));
-} stacks SEC(".maps");
+STACK_MAP(stacks, 1);	/* sized by user space when stacks are used */
 
 static const struct hist zero_hist;
-
-static __always_inline void drop(__u32 what)
-{
-	__u64 *c = bpf_map_lookup_elem(&drops, &what);
-
-	if (c)
-		*c += 1;
-}
 
 static __always_inline __u64 read_regs(struct pt_regs *regs, const volatile struct val_src *s)
 {
@@ -310,11 +291,7 @@ static __always_inline void record(struct group_key *g, __u64 delta)
 	if (!cfg.nby && !cfg.end_by_on) {
 		h = bpf_map_lookup_elem(&hist_one, &zero);
 	} else {
-		h = bpf_map_lookup_elem(&hist_groups, g);
-		if (!h) {
-			bpf_map_update_elem(&hist_groups, g, &zero_hist, BPF_NOEXIST);
-			h = bpf_map_lookup_elem(&hist_groups, g);
-		}
+		h = lookup_or_init(&hist_groups, g, &zero_hist);
 	}
 	if (!h) {
 		drop(DROP_GROUP_FULL);

@@ -4,6 +4,7 @@
  * Also the engine of every recipe (recipes.c): a recipe is a pair_spec.
  */
 #include "pair.h"
+#include "engine.h"
 #include "feature.h"
 #include "pair.skel.h"
 #include "pair_cmd.h"
@@ -33,14 +34,12 @@ struct pair {
 	struct event_spec ev[2];
 	struct tp_format fmt[2];
 	enum src_kind src[2];
-	struct bpf_link *link[2];
+	struct engine eng;
 	struct pair_cfg cfg;
 	int nby;
 	struct by_name by[PAIR_MAX_BY];
 	struct stack_syms *syms;	/* --by kstack, ustack */
 	struct measurement header;
-	int ncpu;
-	void *buf;		/* one per-CPU value */
 };
 
 static const char *const roles[2] = { "START", "END" };
@@ -438,11 +437,9 @@ static int load(struct pair *p, struct options *o)
 	int err;
 
 	p->skel = pair_bpf__open();
-	if (!p->skel) {
-		err = -errno;
-		kd_err("failed to open the BPF object: %s", strerror(errno));
+	err = engine_opened(p->skel);
+	if (err)
 		return err;
-	}
 	/* task storage is the cheapest per-thread slot, where the program
 	 * type may use it (kprobe-type programs only since Linux 6.2) */
 	if (p->cfg.thread_key && !p->cfg.single && !p->cfg.subject_arg) {
@@ -466,12 +463,9 @@ static int load(struct pair *p, struct options *o)
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
 					  (!p->cfg.single && prog == side_prog(p, 1)));
-	err = pair_bpf__load(p->skel);
-	if (err) {
-		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
-		       strerror(-err));
+	err = engine_load(&p->eng, p->skel->skeleton, drop_names, NR_DROPS);
+	if (err)
 		return err;
-	}
 	if (need_stacks)
 		return watch_stacks(p);
 	return 0;
@@ -518,8 +512,7 @@ static int attach_side(struct pair *p, int side, struct options *o)
 			kd_err("failed to attach %s %s: %s", roles[side], e->text, strerror(-err));
 		return err;
 	}
-	p->link[side] = l;
-	return 0;
+	return engine_link(&p->eng, l);
 }
 
 static void fill_header(struct pair *p, const struct pair_spec *ps, const char *command)
@@ -562,10 +555,6 @@ int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
 	if (!p)
 		return -ENOMEM;
 	s->priv = p;
-	p->ncpu = libbpf_num_possible_cpus();
-	p->buf = calloc(p->ncpu, sizeof(struct hist));
-	if (!p->buf || p->ncpu <= 0)
-		return -ENOMEM;
 	if (!tracefs_root())
 		return -ENODEV;
 	for (int side = 0; side < (ps->single ? 1 : 2); side++) {
@@ -634,41 +623,23 @@ static struct m_value key_value(struct pair *p, int i, const struct group_key *g
 	}
 }
 
-static int read_percpu_hist(struct pair *p, int fd, const void *key, struct hist *sum)
-{
-	struct hist *h = p->buf;
-
-	if (bpf_map_lookup_elem(fd, key, h))
-		return -errno;
-	memset(sum, 0, sizeof(*sum));
-	for (int c = 0; c < p->ncpu; c++)
-		hist_merge(sum, &h[c]);
-	return 0;
-}
-
 int pair_read(struct session *s, struct measurement *m)
 {
 	struct pair *p = s->priv;
 	struct group_key k, next, *cur = NULL;
-	__u64 *cnt = p->buf;
 	struct m_group *g;
 	__u32 zero = 0;
 	int fd, err;
 
 	measurement_copy_header(m, &p->header);
-	for (__u32 d = 0; d < NR_DROPS; d++) {
-		__u64 total = 0;
-
-		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.drops), &d, cnt))
-			return -errno;
-		for (int c = 0; c < p->ncpu; c++)
-			total += cnt[c];
-		measurement_add_drop(m, drop_names[d], total);
-	}
+	err = engine_read(&p->eng, m);
+	if (err)
+		return err;
 	if (!p->nby) {
 		struct hist h;
 
-		err = read_percpu_hist(p, bpf_map__fd(p->skel->maps.hist_one), &zero, &h);
+		err = engine_sum_hist(&p->eng, bpf_map__fd(p->skel->maps.hist_one), &zero,
+				      sizeof(h), &h);
 		if (err)
 			return err;
 		if (!h.count)
@@ -685,7 +656,7 @@ int pair_read(struct session *s, struct measurement *m)
 
 		k = next;
 		cur = &k;
-		if (read_percpu_hist(p, fd, &k, &h))
+		if (engine_sum_hist(&p->eng, fd, &k, sizeof(h), &h))
 			continue;	/* deleted meanwhile: cannot happen, groups stay */
 		for (int i = 0; i < p->nby; i++) {
 			key[i] = key_value(p, i, &k);
@@ -707,12 +678,10 @@ void pair_cleanup(struct session *s)
 {
 	struct pair *p = s->priv;
 
-	for (int side = 0; side < 2; side++)
-		bpf_link__destroy(p->link[side]);
+	engine_close(&p->eng);
 	pair_bpf__destroy(p->skel);
 	stack_syms_free(p->syms);
 	measurement_clear(&p->header);
-	free(p->buf);
 	free(p);
 	s->priv = NULL;
 }

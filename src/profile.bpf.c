@@ -21,26 +21,18 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	struct stack_key k = {};
-	static const __u64 one = 1;
+	static const __u64 zero;
 	__u64 *n;
 
 	/* idle CPUs are not on-CPU time of anything */
 	if (!(__u32)bpf_get_current_pid_tgid() || filtered_out())
 		return 0;
 	who_current(ctx, &k.who, 0);
-	n = bpf_map_lookup_elem(&samples, &k);
-	if (n) {
-		*n += 1;
+	n = lookup_or_init(&samples, &k, &zero);
+	if (!n) {
+		drop(SDROP_GROUP_FULL);
 		return 0;
 	}
-	if (bpf_map_update_elem(&samples, &k, &one, BPF_NOEXIST)) {
-		/* raced with another update of this CPU (an NMI?) or full */
-		n = bpf_map_lookup_elem(&samples, &k);
-		if (!n) {
-			drop(SDROP_GROUP_FULL);
-			return 0;
-		}
-		*n += 1;
-	}
+	*n += 1;
 	return 0;
 }

@@ -24,8 +24,6 @@
 struct profile {
 	struct stack_cmd sc;
 	struct profile_bpf *skel;
-	int ncpu;
-	struct bpf_link **links;
 };
 
 static int profile_prepare(struct session *s)
@@ -59,29 +57,16 @@ static int profile_prepare(struct session *s)
 	snprintf(m->events[0].spec, sizeof(m->events[0].spec), "cpu-clock:%dHz", hz);
 	snprintf(m->events[0].attach, sizeof(m->events[0].attach), "perf_event");
 
-	p->ncpu = libbpf_num_possible_cpus();
-	p->links = calloc(p->ncpu, sizeof(*p->links));
-	if (!p->links)
-		return -ENOMEM;
 	p->skel = profile_bpf__open();
-	if (!p->skel) {
-		err = -errno;
-		kd_err("failed to open the BPF object: %s", strerror(errno));
+	err = engine_opened(p->skel);
+	if (err)
 		return err;
-	}
 	stack_cmd_cfg(&p->sc, o, &p->skel->rodata->cfg);
 	if (o->max_groups)
 		bpf_map__set_max_entries(p->skel->maps.samples, o->max_groups);
-	err = profile_bpf__load(p->skel);
-	if (err) {
-		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
-		       strerror(-err));
-		return err;
-	}
 	o->freq = hz;
-	return stack_cmd_start(&p->sc, bpf_map__fd(p->skel->maps.samples),
-			       bpf_map__fd(p->skel->maps.drops),
-			       bpf_map__fd(p->skel->maps.stacks));
+	return stack_cmd_start(&p->sc, p->skel->skeleton, p->skel->maps.samples,
+			       p->skel->maps.stacks);
 }
 
 static int profile_attach(struct session *s)
@@ -96,7 +81,7 @@ static int profile_attach(struct session *s)
 	};
 	int attached = 0, err = 0;
 
-	for (int cpu = 0; cpu < p->ncpu; cpu++) {
+	for (int cpu = 0; cpu < p->sc.eng.ncpu; cpu++) {
 		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0) {
@@ -107,12 +92,12 @@ static int profile_attach(struct session *s)
 			       strerror(errno));
 			return err;
 		}
-		p->links[cpu] = bpf_program__attach_perf_event(p->skel->progs.on_sample, fd);
-		if (!p->links[cpu]) {
-			err = -errno;
+		err = engine_link(&p->sc.eng,
+				  bpf_program__attach_perf_event(p->skel->progs.on_sample, fd));
+		if (err) {
 			close(fd);
 			kd_err("failed to attach the sampling program on CPU %d: %s", cpu,
-			       strerror(errno));
+			       strerror(-err));
 			return err;
 		}
 		attached++;
@@ -132,11 +117,8 @@ static void profile_cleanup(struct session *s)
 {
 	struct profile *p = s->priv;
 
-	for (int cpu = 0; p->links && cpu < p->ncpu; cpu++)
-		bpf_link__destroy(p->links[cpu]);
 	stack_cmd_cleanup(&p->sc);
 	profile_bpf__destroy(p->skel);
-	free(p->links);
 	free(p);
 	s->priv = NULL;
 }

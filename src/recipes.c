@@ -423,6 +423,7 @@ static int merge_sub(struct rsession *rs, struct measurement *m, const struct me
 		return -ENOMEM;
 	for (int d = 0; d < mi->ndrops; d++)
 		measurement_add_drop(m, mi->drops[d].name, mi->drops[d].value);
+	m_cost_add(&m->cost, &mi->cost);
 	for (int i = 0; i < mi->ngroups; i++) {
 		const struct m_group *g = &mi->groups[i];
 		struct m_value key[M_MAX_BY];

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* BPF side shared by the stack commands: configuration, the stack map, loss
- * counters, the task filter and reading the current thread into a key.
- * Each including object gets its own copy of the maps. */
+/* BPF side shared by the stack commands: configuration, the stack map, the
+ * task filter and reading the current thread into a key (loss counters and
+ * drop() are common.bpf.h's).  Each including object gets its own copy of
+ * the maps. */
 #ifndef KDIST_STACKS_BPF_H
 #define KDIST_STACKS_BPF_H
 
 #include "stacks.h"
+#include "common.bpf.h"
 #include "filter.bpf.h"
 
 #ifndef EEXIST
@@ -17,27 +19,7 @@
 
 const volatile struct stack_cfg cfg = {};
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);	/* resized by user space */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NR_SDROPS);
-	__type(key, __u32);
-	__type(value, __u64);
-} drops SEC(".maps");
-
-static __always_inline void drop(__u32 what)
-{
-	__u64 *c = bpf_map_lookup_elem(&drops, &what);
-
-	if (c)
-		*c += 1;
-}
+STACK_MAP(stacks, 16384);	/* resized by user space */
 
 /* The current thread is traced: -p, --tid, --cgroup (or the workload's),
  * --comm.  Resolved at verification for the filters not given. */

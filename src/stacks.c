@@ -349,11 +349,7 @@ int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *df
 	}
 	sc->nby = sc->header.nby = n;
 	sc->value_size = value_size;
-	sc->ncpu = libbpf_num_possible_cpus();
-	if (sc->ncpu <= 0)
-		return -ENODEV;
-	sc->buf = calloc(sc->ncpu, value_size);
-	return sc->buf ? 0 : -ENOMEM;
+	return 0;
 }
 
 void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct stack_cfg *c)
@@ -362,21 +358,25 @@ void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct s
 	task_filter_set(&c->filter, o);
 }
 
-int stack_cmd_start(struct stack_cmd *sc, int groups_fd, int drops_fd, int stacks_fd)
+int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
+		    const struct bpf_map *groups, const struct bpf_map *stacks)
 {
 	size_t offs[2];
-	int n = 0;
+	int n = 0, err;
 
-	sc->groups_fd = groups_fd;
-	sc->drops_fd = drops_fd;
-	sc->syms = stack_syms_new(stacks_fd);
+	err = engine_load(&sc->eng, s, drop_names, NR_SDROPS);
+	if (err)
+		return err;
+	sc->groups_fd = bpf_map__fd(groups);
+	sc->syms = stack_syms_new(bpf_map__fd(stacks));
 	if (!sc->syms)
 		return -ENOMEM;
 	if (sc->fields & SF_BIT(SF_USTACK))
 		offs[n++] = offsetof(struct stack_key, who.pid);
 	if (sc->fields & SF_BIT(SF_WAKER_USTACK))
 		offs[n++] = offsetof(struct stack_key, waker.pid);
-	return n ? stack_syms_watch(sc->syms, groups_fd, sizeof(struct stack_key), offs, n) : 0;
+	return n ? stack_syms_watch(sc->syms, sc->groups_fd, sizeof(struct stack_key), offs, n) :
+		   0;
 }
 
 static struct m_value field_value(struct stack_cmd *sc, enum stack_field f,
@@ -404,23 +404,19 @@ static struct m_value field_value(struct stack_cmd *sc, enum stack_field f,
 /* Per-CPU values of one key, summed into a histogram. */
 static int read_value(struct stack_cmd *sc, const struct stack_key *k, struct hist *sum)
 {
-	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(sc->groups_fd, k, sc->buf))
-		return -errno;
-	for (int c = 0; c < sc->ncpu; c++) {
-		if (sc->value_size == sizeof(hist_u64)) {
-			hist_u64 n = ((hist_u64 *)sc->buf)[c];
+	uint64_t n;
+	int err;
 
-			/* n samples of value 1 */
-			sum->count += n;
-			sum->sum += n;
-			sum->sumsq_lo += n;
-			sum->slots[hist_index(1)] += n;
-		} else {
-			hist_merge(sum, (struct hist *)sc->buf + c);
-		}
-	}
-	if (sc->value_size == sizeof(hist_u64) && sum->count)
+	if (sc->value_size != sizeof(n))
+		return engine_sum_hist(&sc->eng, sc->groups_fd, k, sc->value_size, sum);
+	err = engine_sum_u64(&sc->eng, sc->groups_fd, k, &n);
+	if (err)
+		return err;
+	/* n samples of value 1 */
+	memset(sum, 0, sizeof(*sum));
+	sum->count = sum->sum = sum->sumsq_lo = n;
+	sum->slots[hist_index(1)] = n;
+	if (n)
 		sum->min = sum->max = 1;
 	return 0;
 }
@@ -428,19 +424,14 @@ static int read_value(struct stack_cmd *sc, const struct stack_key *k, struct hi
 int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 {
 	struct stack_key k, next, *cur = NULL;
-	hist_u64 *cnt = sc->buf, truncated = 0;
+	hist_u64 truncated = 0;
 	struct m_group *g;
+	int err;
 
 	measurement_copy_header(m, &sc->header);
-	for (unsigned int d = 0; d < NR_SDROPS; d++) {
-		hist_u64 total = 0;
-
-		if (bpf_map_lookup_elem(sc->drops_fd, &d, cnt))
-			return -errno;
-		for (int c = 0; c < sc->ncpu; c++)
-			total += cnt[c];
-		measurement_add_drop(m, drop_names[d], total);
-	}
+	err = engine_read(&sc->eng, m);
+	if (err)
+		return err;
 	while (!bpf_map_get_next_key(sc->groups_fd, cur, &next)) {
 		struct m_value key[M_MAX_BY];
 		struct hist h;
@@ -473,9 +464,8 @@ int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 
 void stack_cmd_cleanup(struct stack_cmd *sc)
 {
+	engine_close(&sc->eng);
 	stack_syms_free(sc->syms);
 	measurement_clear(&sc->header);
-	free(sc->buf);
 	sc->syms = NULL;
-	sc->buf = NULL;
 }

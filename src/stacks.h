@@ -87,10 +87,12 @@ enum stack_drop {
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "engine.h"
 #include "measure.h"
 
 struct options;
 struct stack_syms;
+struct bpf_map;
 
 /* ---- symbolization (any command with a stack map) ---------------------- */
 
@@ -123,9 +125,8 @@ struct stack_cmd {
 	struct stack_syms *syms;
 	struct measurement header;
 	size_t value_size;		/* 8: sample counts, else struct hist */
-	int ncpu;
-	void *buf;			/* one per-CPU value */
-	int groups_fd, drops_fd;
+	struct engine eng;		/* the command's BPF object */
+	int groups_fd;
 };
 
 /* Parse --by (dflt when none), allowing the fields in mask `allowed`. */
@@ -133,8 +134,11 @@ int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *df
 		   unsigned int allowed, size_t value_size);
 /* BPF configuration from the options: fields and filters. */
 void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct stack_cfg *c);
-/* After load: the maps to read, and the process watch. */
-int stack_cmd_start(struct stack_cmd *sc, int groups_fd, int drops_fd, int stacks_fd);
+/* Load the opened skeleton s (its `drops` counting enum stack_drop), then
+ * start the process watch: groups is the map of stack keys, stacks the stack
+ * map. */
+int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
+		    const struct bpf_map *groups, const struct bpf_map *stacks);
 int stack_cmd_read(struct stack_cmd *sc, struct measurement *m);
 void stack_cmd_cleanup(struct stack_cmd *sc);
 #endif /* !__BPF__ */

@@ -29,6 +29,36 @@ test_pair_raw_tracepoint_by_thread() {
 	pass "30 of 30 sleeps of 5 ms or more"
 }
 
+# kdist's own cost: every run of its programs is counted (BPF run-time
+# statistics), and only the measurement's: uprobes on a binary only the
+# workload runs fire exactly once per call and side.
+test_pair_cost_counts_every_run() {
+	local bin=$WL/calltree
+	"$KDIST" pair "u:$bin:leaf" "ur:$bin:leaf" -o json -- "$bin" 5 >"$TMP/cu.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local unknown runs progs ns
+	unknown=$(json "$TMP/cu.json" 'd["cost"].get("unknown", "")')
+	[ -z "$unknown" ] || { skip "the kernel refused BPF run-time statistics: $unknown"; return; }
+	runs=$(json "$TMP/cu.json" 'd["cost"]["runs"]')
+	progs=$(json "$TMP/cu.json" 'd["cost"]["programs"]')
+	ns=$(json "$TMP/cu.json" 'd["cost"]["ns_per_run"]')
+	[ "$runs" = 60 ] && [ "$progs" = 2 ] ||
+		{ fail "$runs runs of $progs programs, expected 60 of 2 (30 leaf calls, entry and return)"; return; }
+	# 2000 getppid: a tracepoint program runs for every syscall of the
+	# system (the workload filter is inside it), at least twice per call
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit -v -o json \
+		-- "$WL/getppid_loop" 2000 >"$TMP/cg.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local graw
+	graw=$(json "$TMP/cg.json" 'd["cost"]["runs"]')
+	[ "$graw" -ge 4000 ] || { fail "$graw runs for 2000 getppid, expected >= 4000"; return; }
+	"$KDIST" pair "u:$bin:leaf" "ur:$bin:leaf" -v -- "$bin" 1 >"$TMP/cu.txt" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	grep -qE '^cost: 12 program runs, [0-9]+ ns each, [0-9.e+-]+% of one CPU over [0-9.e+-]+ s$' "$TMP/cu.txt" ||
+		{ fail "no cost line with -v: $(grep cost "$TMP/cu.txt")"; return; }
+	pass "60 runs for 30 uprobe pairs (${ns} ns each), $graw for 2000 getppid, cost line with -v"
+}
+
 test_pair_field_key_across_threads() {
 	# the wakee's pid at sched_wakeup, matched to next_pid at sched_switch;
 	# --by comm is sched_wakeup's own comm field: the wakee's name

@@ -9,6 +9,9 @@ recipe_group() {
 
 have_tp() { [ -e /sys/kernel/tracing/events/$1/format ]; }
 
+# running PID: the process has not exited (a zombie has).
+running() { [ -e "/proc/$1" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat")" != Z ]; }
+
 test_recipes_list() {
 	local out
 	out=$("$KDIST" recipes) || { fail "kdist recipes failed"; return; }
@@ -149,16 +152,26 @@ test_recipe_softirq() {
 test_recipe_mmap_lock() {
 	have_tp mmap_lock/mmap_lock_start_locking || { skip "no mmap_lock tracepoints"; return; }
 	command -v bpftrace >/dev/null || { skip "bpftrace not installed for the raw counts"; return; }
-	local t=4 n=2000 bt
+	# bpftrace selects the workload by its name, kdist by its cgroup: a name
+	# of its own, so that no other process's locks count on one side only
+	local t=4 n=2000 bt comm=mlock$$
+	cp "$WL/mmaplock" "$TMP/$comm"
+	# BEGIN runs once every probe is attached; the workload starts after it
 	bpftrace -e '
-tracepoint:mmap_lock:mmap_lock_start_locking /comm == "mmaplock"/ { @s[args->write] = count(); }
-tracepoint:mmap_lock:mmap_lock_acquire_returned /comm == "mmaplock"/ { @a[args->write, args->success] = count(); }
-tracepoint:mmap_lock:mmap_lock_released /comm == "mmaplock"/ { @r[args->write] = count(); }
+BEGIN { printf("ready\n"); }
+tracepoint:mmap_lock:mmap_lock_start_locking /comm == "'$comm'"/ { @s[args->write] = count(); }
+tracepoint:mmap_lock:mmap_lock_acquire_returned /comm == "'$comm'"/ { @a[args->write, args->success] = count(); }
+tracepoint:mmap_lock:mmap_lock_released /comm == "'$comm'"/ { @r[args->write] = count(); }
 ' >"$TMP/bt.out" 2>&1 & bt=$!
-	for _ in $(seq 50); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.2; done
-	sleep 1
-	"$KDIST" mmap-lock -o json -- "$WL/mmaplock" $t $n >"$TMP/ml.json" 2>"$TMP/err"
-	kill -INT $bt; wait $bt
+	for _ in $(seq 300); do grep -q '^ready' "$TMP/bt.out" && break; sleep 0.1; done
+	grep -q '^ready' "$TMP/bt.out" ||
+		{ kill -KILL $bt; wait $bt; fail "bpftrace not attached after 30 s: $(cat "$TMP/bt.out")"; return; }
+	"$KDIST" mmap-lock -o json -- "$TMP/$comm" $t $n >"$TMP/ml.json" 2>"$TMP/err"
+	# started in the background, bpftrace begins with SIGINT ignored until
+	# its handler is set: ask until it goes
+	for _ in $(seq 100); do running $bt || break; kill -INT $bt; sleep 0.1; done
+	running $bt && { kill -KILL $bt; wait $bt; fail "bpftrace did not stop on SIGINT"; return; }
+	wait $bt
 	[ -s "$TMP/ml.json" ] || { fail "$(cat "$TMP/err")"; return; }
 	bt_count() { sed -n "s/^@$1: \([0-9]*\)/\1/p" "$TMP/bt.out"; }
 	local got want what
@@ -166,10 +179,11 @@ tracepoint:mmap_lock:mmap_lock_released /comm == "mmaplock"/ { @r[args->write] =
 		    "hold read r\\[0\\]" "failed read a\\[0,.0\\]"; do
 		set -- $what
 		want=$(bt_count "$3"); want=${want:-0}
-		got=$(recipe_group "$TMP/ml.json" "{'measure': '$1', 'lock': '$2', 'comm': 'mmaplock'}" count)
-		[ "$got" = "$want" ] || { fail "$1 $2: kdist $got, tracepoints $want"; return; }
+		got=$(recipe_group "$TMP/ml.json" "{'measure': '$1', 'lock': '$2', 'comm': '$comm'}" count)
+		[ "$got" = "$want" ] ||
+			{ fail "$1 $2: kdist $got, tracepoints $want; kdist's losses $(json "$TMP/ml.json" 'd["drops"]')"; return; }
 	done
-	got=$(recipe_group "$TMP/ml.json" "{'measure': 'hold', 'lock': 'write', 'comm': 'mmaplock'}" count)
+	got=$(recipe_group "$TMP/ml.json" "{'measure': 'hold', 'lock': 'write', 'comm': '$comm'}" count)
 	[ "$got" -ge $((2 * t * n)) ] || { fail "write holds $got < 2 per round ($((2 * t * n)))"; return; }
 	pass "wait/hold/failed equal raw tracepoint counts; $got write holds for $((2 * t * n)) mmap+munmap"
 }

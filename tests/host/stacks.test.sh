@@ -137,14 +137,26 @@ test_stacks_pair_by_kstack_callers() {
 	local ns cns
 	ns=$(json "$TMP/kst.json" 'sum(g["count"] for g in d["groups"] if "__x64_sys_nanosleep;hrtimer_nanosleep;do_nanosleep;hrtimer_start_range_ns" in g["by"]["kstack"])')
 	cns=$(json "$TMP/kst.json" 'sum(g["count"] for g in d["groups"] if "__x64_sys_clock_nanosleep;" in g["by"]["kstack"] and "do_nanosleep;hrtimer_start_range_ns" in g["by"]["kstack"])')
-	# an END in an interrupt that arrives while a BPF program runs on that
-	# CPU is skipped by the kernel's recursion guard, so a few pairs may be
-	# missing (their STARTs show as start_replaced); never extra ones
-	python3 -c "import sys; sys.exit(not (143 <= $ns <= 150 and 47 <= $cns <= 50))" ||
-		{ fail "nanosleep $ns, clock_nanosleep $cns timer starts, expected 150 and 50"; return; }
+	# Every missing pair has a cause kdist shows.  The kernel itself at times
+	# issues a second hrtimer_start for a queued sleeper timer from the timer
+	# interrupt (__hrtimer_run_queues -> enqueue_hrtimer, no expiry or cancel
+	# between: bpftrace sees the same), so the pair is under the
+	# interrupt's stack and the first START counts as start_replaced; a new
+	# group in interrupt context may fail to allocate (group_table_full), a
+	# stack may collide in the stack map (stack_failed); an END in an
+	# interrupt that arrives while another BPF program (of any tool) runs on
+	# that CPU is skipped by the kernel's recursion guard (skipped_by_kernel,
+	# counted for the whole system).  Every loss counter but
+	# end_without_start (the system's other timers) may explain a missing
+	# pair.  Never extra pairs.
+	local explained skipped
+	skipped=$(json "$TMP/kst.json" 'd["drops"]["skipped_by_kernel"]')
+	explained=$(json "$TMP/kst.json" 'sum(g["count"] for g in d["groups"] if "asm_sysvec_apic_timer_interrupt" in g["by"]["kstack"]) + d["lost"] - d["drops"]["end_without_start"]')
+	python3 -c "import sys; sys.exit(not ($ns <= 150 and $cns <= 50 and 200 - $ns - $cns <= $explained))" ||
+		{ fail "nanosleep $ns, clock_nanosleep $cns timer starts, expected 150 and 50 less at most $explained with a cause shown; losses $(json "$TMP/kst.json" 'd["drops"]')"; return; }
 	json "$TMP/kst.json" '[g["by"]["kstack"] for g in d["groups"]]' | grep -q 'bpf_prog_\|perf_trace_\|trace_call_bpf' &&
 		{ fail "kdist's own frames left in kernel stacks"; return; }
-	pass "$ns starts under __x64_sys_nanosleep, $cns under __x64_sys_clock_nanosleep (truth 150, 50)"
+	pass "$ns starts under __x64_sys_nanosleep, $cns under __x64_sys_clock_nanosleep (truth 150, 50; $skipped runs skipped by the kernel)"
 }
 
 test_stacks_pair_by_ustack_callers() {

@@ -5,6 +5,7 @@
 #include "measure.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,66 @@ static void test_diff(void)
 	measurement_clear(&d);
 }
 
+static char *write_to_string(const struct measurement *m, enum out_format fmt)
+{
+	struct view_opts vo = { .format = fmt };
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	measurement_write(f, m, &vo);
+	fclose(f);
+	return s;
+}
+
+/* kdist's own cost: the text line only with -v; JSON always, null (never
+ * 0) where the kernel refused the statistics; intervals are differences. */
+static void test_cost(void)
+{
+	struct measurement a, b, d;
+	char *t, *j;
+
+	sample(&a, M_LATENCY);
+	a.duration_s = 14;
+	a.cost = (struct m_cost){ .programs = 2, .runs = 1500000, .run_ns = 126000000 };
+	t = write_to_string(&a, OUT_TEXT);
+	check("cost line only with -v", t && !strstr(t, "cost:"), "%s", t);
+	free(t);
+	kd_verbose_level = 1;
+	t = write_to_string(&a, OUT_TEXT);
+	check("cost line", t && strstr(t, "\ncost: 1.5M program runs, 84 ns each, "
+				       "0.9% of one CPU over 14 s\n"), "%s", t);
+	free(t);
+	j = write_to_string(&a, OUT_JSON);
+	check("cost in JSON", j && strstr(j, "\"cost\":{\"programs\":2,\"runs\":1500000,"
+				       "\"run_ns\":126000000,\"ns_per_run\":84,"
+				       "\"cpu_share\":0.009}"), "%s", j);
+	free(j);
+	a.cost.err = EINVAL;
+	t = write_to_string(&a, OUT_TEXT);
+	check("unknown cost said", t && strstr(t, "\ncost: unknown: the kernel refused BPF run-time "
+				       "statistics (Invalid argument)\n"), "%s", t);
+	free(t);
+	j = write_to_string(&a, OUT_JSON);
+	check("unknown cost is null", j && strstr(j, "\"runs\":null,\"run_ns\":null") &&
+	      strstr(j, "\"unknown\":\"Invalid argument\""), "%s", j);
+	free(j);
+	kd_verbose_level = 0;
+	sample(&b, M_LATENCY);
+	a.cost.err = 0;
+	b.cost = a.cost;
+	b.cost.runs += 10;
+	b.cost.run_ns += 1000;
+	measurement_diff(&d, &b, &a);
+	check("cost of an interval", d.cost.programs == 2 && d.cost.runs == 10 &&
+	      d.cost.run_ns == 1000, "%llu runs", (unsigned long long)d.cost.runs);
+	measurement_clear(&a);
+	measurement_clear(&b);
+	measurement_clear(&d);
+}
+
 int main(void)
 {
 	golden("measure.txt", OUT_TEXT, M_LATENCY);
@@ -139,5 +200,6 @@ int main(void)
 	golden("func.csv", OUT_CSV, M_FUNC);
 	golden("measure.folded", OUT_FOLDED, M_LATENCY);
 	test_diff();
+	test_cost();
 	return check_done();
 }

@@ -160,11 +160,15 @@ test_cli_output_full() {
 	dd if=/dev/zero of="$mnt/fill" bs=4k >/dev/null 2>&1
 	"$KDIST" syscalls -o json --output "$mnt/x.json" -- "$WL/syserr" 10 5 2>"$TMP/err"; rc=$?
 	"$KDIST" syscalls -- "$WL/syserr" 10 5 >"$mnt/y.txt" 2>"$TMP/err2"; local rc2=$?
+	# folded stacks go through the stack views' own writer
+	"$KDIST" offcpu -o folded --output "$mnt/z.folded" -- sleep 0.2 2>"$TMP/err3"; local rc3=$?
 	umount "$mnt"
 	[ $rc = 1 ] && grep -q "No space left on device" "$TMP/err" ||
 		{ fail "--output: exit $rc, said: $(grep -v ^Tracing "$TMP/err")"; return; }
 	[ $rc2 = 1 ] && [ "$(grep -c "No space left on device" "$TMP/err2")" = 1 ] ||
 		{ fail "stdout: exit $rc2, said: $(grep -v ^Tracing "$TMP/err2")"; return; }
-	! grep -q "Input/output error" "$TMP/err" "$TMP/err2" || { fail "said EIO"; return; }
-	pass "full tmpfs: ENOSPC, said once, exit 1, through --output and stdout"
+	[ $rc3 = 1 ] && grep -q "No space left on device" "$TMP/err3" ||
+		{ fail "folded: exit $rc3, said: $(grep -v ^Tracing "$TMP/err3")"; return; }
+	! grep -q "Input/output error" "$TMP/err" "$TMP/err2" "$TMP/err3" || { fail "said EIO"; return; }
+	pass "full tmpfs: ENOSPC and exit 1, through --output, stdout (said once) and folded stacks"
 }

@@ -113,6 +113,22 @@ def bpftrace_startup():
     return t, int(rss)
 
 
+def groups_bench():
+    """Reading many groups: the measurement's hash, timed by the unit test's
+    100,000-group case (target: well under a second)."""
+    exe = os.path.join(TOP, "build/tests/test_measure")
+    if not os.path.exists(exe):
+        subprocess.call(["make", "-C", TOP, "--no-print-directory", "build/tests/test_measure"])
+    out = subprocess.run([exe], env=dict(os.environ, KDIST_BENCH_GROUPS="1"),
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("groups-bench:"):
+            add, diff = map(float, line.split()[1:])
+            print(f"100,000 groups added and read {add:.3f} s, diffed {diff:.3f} s (target < 1 s)")
+            return
+    print("100,000 groups: no figure from build/tests/test_measure")
+
+
 def main():
     have_bpftrace = subprocess.call(["which", "bpftrace"], stdout=subprocess.DEVNULL) == 0
     names = [n for n in CONFIGS if have_bpftrace or n != "bpftrace"]
@@ -149,6 +165,7 @@ def main():
     if have_bpftrace:
         bt, brss = bpftrace_startup()
         print(f"bpftrace start to its 'Attaching' line {bt * 1000:.0f} ms, peak RSS {brss / 1024:.1f} MB")
+    groups_bench()
     if os.path.exists(os.path.join(TOP, "bench/func-attach.sh")):
         sys.stdout.flush()
         subprocess.call([os.path.join(TOP, "bench/func-attach.sh")])

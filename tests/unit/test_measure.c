@@ -90,8 +90,10 @@ static void test_many_groups(void)
 	t3 = secs() - t3;
 	printf("     100,000 groups: added in %.1f ms, found in %.1f ms, diffed in %.1f ms\n",
 	       (t1 - t0) * 1e3, (t2 - t1) * 1e3, t3 * 1e3);
-	check("100k groups added and read well under a second", t2 - t0 < 0.25, "%.3f s", t2 - t0);
-	check("100k groups diffed well under a second", t3 < 0.25, "%.3f s", t3);
+	/* the time is a figure of `make bench` (bench/groups.sh), not a check:
+	 * a timed assertion fails by chance on a busy machine */
+	if (getenv("KDIST_BENCH_GROUPS"))
+		printf("groups-bench: %.3f %.3f\n", t2 - t0, t3);
 	measurement_clear(&a);
 	measurement_clear(&b);
 	measurement_clear(&d);

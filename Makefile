@@ -60,6 +60,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 # Test workloads are plain programs with symbols kept for uprobes.
 $(BUILD)/tests/%: tests/workloads/%.c | $(BUILD)/tests
 	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -Wall -pthread -o $@ $<
+$(WORKLOADS): tests/workloads/report.h
 
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@

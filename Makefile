@@ -101,3 +101,10 @@ $(BUILD)/floor.bpf.o: bench/floor.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 $(BUILD)/floor: bench/floor.c $(BUILD)/floor.skel.h
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+# make soak: 10 minutes (SOAK_SECONDS) of kdist pair under process churn:
+# flat RSS, the overflow counted, intervals that add up.  Not part of check.
+.PHONY: soak
+soak: deps
+	@$(MAKE) --no-print-directory all
+	@bench/soak.sh

@@ -60,6 +60,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 # Test workloads are plain programs with symbols kept for uprobes.
 $(BUILD)/tests/%: tests/workloads/%.c | $(BUILD)/tests
 	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -Wall -pthread -o $@ $<
+$(WORKLOADS): tests/workloads/report.h
 
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
@@ -184,3 +185,10 @@ $(ASAN)/fuzz/%: $(ASAN)/fuzz_%.o $(ASAN_LIB_OBJS)
 
 .SECONDARY: $(patsubst %,$(ASAN)/fuzz_%.o,$(FUZZ_NAMES))
 -include $(wildcard $(ASAN)/*.d $(ASAN)/tests/*.d $(ASAN)/replay/*.d $(ASAN)/fuzz/*.d)
+
+# make soak: 10 minutes (SOAK_SECONDS) of kdist pair under process churn:
+# flat RSS, the overflow counted, intervals that add up.  Not part of check.
+.PHONY: soak
+soak: deps
+	@$(MAKE) --no-print-directory all
+	@bench/soak.sh

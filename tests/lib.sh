@@ -67,9 +67,10 @@ bpf_leftovers() {
 	echo $n
 }
 
-# Programs are freed after an RCU grace period, not at exit: allow 2 s.
+# Programs are freed after an RCU grace period, not at exit, and a busy
+# machine stretches that: wait up to 10 s for them to go.
 no_leftovers() {
-	for _ in $(seq 20); do
+	for _ in $(seq 100); do
 		[ "$(bpf_leftovers)" = 0 ] && return 0
 		sleep 0.1
 	done
@@ -83,4 +84,48 @@ wait_tracing() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# wl_times FILE NAME PYTHON_EXPR: EXPR over v, the sorted durations (ns) a
+# workload reported as NAME to FILE (KDIST_WL_TIMES, tests/workloads/report.h)
+wl_times() {
+	python3 -c '
+import sys
+v = sorted(int(l.split()[1]) for l in open(sys.argv[1]) if l.split()[0] == sys.argv[2])
+print(eval(sys.argv[3]))' "$1" "$2" "$3"
+}
+
+# hist_bucket V: "LOW HIGH" of kdist's histogram bucket holding V (src/hist.h:
+# exact below 8, then 8 sub-buckets per power of two).  A percentile kdist
+# reports is the midpoint of the bucket holding the nearest-rank value.
+hist_bucket() {
+	python3 -c '
+v = int(float(__import__("sys").argv[1]))
+if v < 8:
+    print(v, v + 1)
+else:
+    w = 1 << (v.bit_length() - 1 - 3)
+    print(v // w * w, v // w * w + w)' "$1"
+}
+
+# peer_trace JSON BT_OUT BT_PROG WORKLOAD KDIST_ARGS...: kdist and bpftrace
+# on the same stream.  kdist (KDIST_ARGS, JSON to JSON) attaches first;
+# bpftrace attaches and then runs WORKLOAD (-c), so both see all of it;
+# kdist stops once the workload is done.  BT_OUT gets bpftrace's maps.
+peer_trace() {
+	local json=$1 bt_out=$2 prog=$3 wl=$4 kd rc
+	shift 4
+	"$KDIST" "$@" -o json >"$json" 2>"$json.err" &
+	kd=$!
+	wait_tracing "$json.err" || { kill $kd; wait $kd; return 1; }
+	bpftrace -e "$prog" -c "$wl" >"$bt_out" 2>&1
+	kill -INT $kd
+	wait $kd
+}
+
+# bt_val BT_OUT NAME: a bpftrace count() map without keys, 0 when unset
+bt_val() {
+	local v
+	v=$(sed -n "s/^@$2: \([0-9]*\)$/\1/p" "$1")
+	echo "${v:-0}"
 }

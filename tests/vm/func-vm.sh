@@ -23,9 +23,10 @@ kprobes_active() {
 	echo "${n:-0}"
 }
 
-# nothing attached: no kprobes, no kdist programs (RCU frees them late)
+# nothing attached: no kprobes, no kdist programs (RCU frees them late,
+# and later still under TCG on a busy host: up to 10 s)
 nothing_left() {
-	for _ in $(seq 30); do
+	for _ in $(seq 100); do
 		[ "$(kprobes_active)" = 0 ] && [ "$(bpf_leftovers)" = 0 ] && return 0
 		sleep 0.1
 	done

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sleeper N MS [THREADS]: exactly N nanosleep(2) calls of MS milliseconds
  * per thread, through the nanosleep syscall itself (glibc's nanosleep()
- * uses clock_nanosleep). */
+ * uses clock_nanosleep).  Each sleep's duration goes to $KDIST_WL_TIMES as
+ * "nanosleep NS" (report.h). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "report.h"
 
 static long n, ms;
 
@@ -14,8 +16,12 @@ static void *run(void *arg)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
+		long t0 = wl_now();
+
 		syscall(SYS_nanosleep, &ts, NULL);
+		wl_report("nanosleep", wl_now() - t0);
+	}
 	return arg;
 }
 
@@ -28,6 +34,7 @@ int main(int argc, char **argv)
 		return 2;
 	n = atol(argv[1]);
 	ms = atol(argv[2]);
+	wl_report_open();
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, run, NULL);
 	run(NULL);

@@ -3,13 +3,15 @@
  * "wakee" blocked in read(2) on a pipe, N times: the wakee spends about
  * N * MS ms off CPU, each time woken from waker_loop() (through poke(),
  * which keeps waker_loop visible to frame-pointer unwinding across the
- * libc write wrapper). */
+ * libc write wrapper).  The wakee's lifetime, from its start to its last
+ * read's return, goes to $KDIST_WL_TIMES as "wakee NS" (report.h). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "report.h"
 
 static int fds[2];
 static long n, ms;
@@ -37,11 +39,13 @@ __attribute__((noinline)) void *waker_loop(void *arg)
 __attribute__((noinline)) void *wakee_loop(void *arg)
 {
 	char c;
+	long t0 = wl_now();
 
 	pthread_setname_np(pthread_self(), "wakee");
 	for (long i = 0; i < n; i++)
 		if (read(fds[0], &c, 1) != 1)
 			exit(1);
+	wl_report("wakee", wl_now() - t0);
 	return arg;
 }
 
@@ -53,6 +57,7 @@ int main(int argc, char **argv)
 		return 2;
 	n = atol(argv[1]);
 	ms = atol(argv[2]);
+	wl_report_open();
 	pthread_create(&b, NULL, wakee_loop, NULL);
 	pthread_create(&a, NULL, waker_loop, NULL);
 	pthread_join(a, NULL);

@@ -10,7 +10,6 @@ READS=1000
 # about 1000 functions on both kernels, rarely called in an idle VM
 BIG_GLOB=('pci_*' 'tcp_*')
 # TCG is 10-50 times slower than hardware; these bounds are for TCG
-BIG_ATTACH_MAX_MS=${BIG_ATTACH_MAX_MS:-60000}
 
 # READS one-byte reads of a pipe by dd
 pipe_reads() {
@@ -71,9 +70,10 @@ test_vm_func_big_glob() {
 	t1=$(date +%s%N)
 	read -r n ms sk how <<<"$(json "$f" "'%d %d %d %s' % (d['functions']['attached'], d['functions']['attach_ms'], d['functions']['skipped'], d['events'][0]['attach'])")"
 	[ "${n:-0}" -ge 1000 ] || { fail "only $n functions attached"; return; }
-	[ "$ms" -le "$BIG_ATTACH_MAX_MS" ] || { fail "$n functions attached in $ms ms > $BIG_ATTACH_MAX_MS"; return; }
+	# attach time is a figure of make bench (bench/func-attach.sh), not a
+	# bound here: TCG on a busy machine runs at any speed
 	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
-	pass "${BIG_GLOB[*]}: $n attached ($sk skipped) with $how in $ms ms (bound $BIG_ATTACH_MAX_MS); whole run incl. detach $(((t1 - t0) / 1000000)) ms; nothing left"
+	pass "${BIG_GLOB[*]}: $n attached ($sk skipped) with $how in $ms ms; whole run incl. detach $(((t1 - t0) / 1000000)) ms; nothing left"
 }
 
 # Functions that cannot be traced are skipped and counted, not fatal.

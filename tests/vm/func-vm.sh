@@ -9,7 +9,6 @@ FLAVOR=${KDIST_VM_FLAVOR:-unknown}
 READS=1000
 # about 1000 functions on both kernels, rarely called in an idle VM
 BIG_GLOB=('pci_*' 'tcp_*')
-# TCG is 10-50 times slower than hardware; these bounds are for TCG
 
 # READS one-byte reads of a pipe by dd
 pipe_reads() {

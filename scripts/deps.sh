@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages kdist needs to build and test, if missing.
 set -e
-pkgs="make gcc clang llvm libclang-rt-14-dev libbpf-dev libelf-dev zlib1g-dev bpftool bpftrace
+pkgs="make gcc clang llvm libclang-rt-14-dev libbpf-dev libelf-dev zlib1g-dev libjansson-dev bpftool bpftrace
       libbpf-tools qemu-system-x86 busybox-static libxml2-utils python3 chromium
       groff-base man-db"
 missing=""

@@ -18,7 +18,7 @@ extern const struct command *const recipe_commands[];
 static const struct command *const commands[] = {
 	&cmd_pair, &cmd_list, &cmd_probe,
 	&cmd_profile, &cmd_offcpu, &cmd_wakeup,
-	&cmd_func,
+	&cmd_func, &cmd_diff,
 };
 
 const struct command *cli_command(int i)
@@ -75,12 +75,13 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_CGROUP] = { "cgroup", 0, "PATH", "trace this cgroup v2 only", "@dir" },
 	[O_CMD] = { "cmd", 'c', "'CMD'", "run CMD, trace it (and its children) alone", "@command" },
 	[O_DURATION] = { "duration", 'd', "SECONDS", "stop after SECONDS" },
-	[O_INTERVAL] = { "interval", 'i', "SECONDS", "print each interval's distribution" },
+	[O_INTERVAL] = { "interval", 'i', "SECONDS", "print each interval's distribution (diff: N, compare interval N only)" },
 	[O_COUNT] = { "count", 'n', "COUNT", "stop after COUNT intervals" },
 	[O_BY] = { "by", 0, "KEYS", "group by comm,pid,tid,cpu,cgroup,FIELD[:ksym]" },
 	[O_KEY] = { "key", 0, "FIELDS", "match START to END by FIELD[=END_FIELD],... (default: thread)" },
 	[O_UNIT] = { "unit", 0, "UNIT", "time unit: ns, us, ms or s (default: chosen)", "ns us ms s" },
-	[O_FORMAT] = { "format", 'o', "FMT", "text, json, csv, folded or svg", "text json csv folded svg" },
+	[O_FORMAT] = { "format", 'o', "FMT", "text, json, csv, folded, svg or markdown (diff)",
+		       "text json csv folded svg markdown" },
 	[O_OUTPUT] = { "output", 0, "FILE", "write to FILE instead of stdout", "@file" },
 	[O_HIST] = { "hist", 0, NULL, "a histogram per group where the default is a table" },
 	[O_SORT] = { "sort", 0, "KEY", "order groups by total, count, self or key", "total count self key" },
@@ -92,6 +93,9 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 		      "R S D I T any" },
 	[O_MIN_US] = { "min-us", 0, "US", "blocks of at least US microseconds" },
 	[O_MAX_US] = { "max-us", 0, "US", "blocks of at most US microseconds" },
+	[O_ALPHA] = { "alpha", 0, "P", "significance level of a change (default 0.01)" },
+	[O_MIN_CHANGE] = { "min-change", 0, "PCT", "smallest change in percent called significant (default 5)" },
+	[O_FAIL_ON] = { "fail-on", 0, "RULES", "exit 1 on a significant change past STAT>+PCT% or STAT<-PCT%, ..." },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
@@ -284,6 +288,18 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_STATE: o->state = arg; break;
 	case O_MIN_US: err = parse_num(arg, &o->min_us, "min-us", 0); break;
 	case O_MAX_US: err = parse_num(arg, &o->max_us, "max-us", 0); break;
+	case O_ALPHA:
+		err = parse_num(arg, &o->alpha, "alpha", 1e-12);
+		if (!err && o->alpha >= 1) {
+			kd_err("bad alpha '%s': expected a number between 0 and 1", arg);
+			err = -EINVAL;
+		}
+		break;
+	case O_MIN_CHANGE:
+		err = parse_num(arg, &o->min_change, "min-change", 0);
+		o->min_change_set = true;
+		break;
+	case O_FAIL_ON: o->fail_on = arg; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
 		cli_usage(stdout, c);

@@ -98,6 +98,11 @@ static int run_session(const struct command *c, struct options *o)
 		kd_err("failed to create signalfd: %s", strerror(errno));
 		return err;
 	}
+	if (o->view.format == OUT_MARKDOWN) {
+		kd_err("bad output format 'markdown': only diff writes markdown");
+		err = -EINVAL;
+		goto out;
+	}
 	if (geteuid() != 0) {
 		kd_err("failed to start: kdist needs root (CAP_BPF and CAP_PERFMON) to load BPF");
 		err = -EPERM;
@@ -227,5 +232,5 @@ int main(int argc, char **argv)
 			kd_err("failed to write output: %s", strerror(errno));
 		return 1;
 	}
-	return err ? 1 : 0;
+	return err > 0 ? err : err ? 1 : 0;
 }

@@ -32,6 +32,10 @@ struct options {
 	const char *state;	/* offcpu --state */
 	double min_us, max_us;	/* offcpu --min-us, --max-us */
 	int max_groups;
+	/* diff */
+	double alpha, min_change;
+	bool min_change_set;
+	const char *fail_on;
 	/* views */
 	struct view_opts view;
 	const char *output;
@@ -45,7 +49,8 @@ struct options {
 enum opt_id {
 	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
 	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
-	O_MAX_GROUPS, O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_VERBOSE, O_HELP,
+	O_MAX_GROUPS, O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
+	O_VERBOSE, O_HELP,
 	NR_OPTS
 };
 #define OPT(id) (1ULL << O_##id)
@@ -69,7 +74,8 @@ struct command {
 	const char *summary;
 	uint64_t opts;		/* OPT() bits of the options it takes */
 	int max_groups;		/* its group table's size; 0: DEFAULT_MAX_GROUPS */
-	/* one-shot commands (list, probe, recipes) */
+	/* one-shot commands (list, probe, recipes, diff): 0 or a negative
+	 * errno, or a positive exit status of its own (diff) */
 	int (*run)(struct options *o);
 	/* measuring commands */
 	int (*prepare)(struct session *s);	/* parse args, open, configure, load */
@@ -87,6 +93,6 @@ struct session {
 
 extern const struct command cmd_pair, cmd_list, cmd_probe;
 extern const struct command cmd_profile, cmd_offcpu, cmd_wakeup;
-extern const struct command cmd_func;
+extern const struct command cmd_func, cmd_diff;
 
 #endif

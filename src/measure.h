@@ -206,7 +206,7 @@ void measurement_clear(struct measurement *m);	/* free groups, keep header */
 uint64_t measurement_lost(const struct measurement *m);
 void m_cost_add(struct m_cost *to, const struct m_cost *c);
 
-enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG };
+enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN };
 
 struct view_opts {
 	enum out_format format;

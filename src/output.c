@@ -43,7 +43,7 @@ int output_parse_format(const char *s, enum out_format *f)
 {
 	static const char *const names[] = {
 		[OUT_TEXT] = "text", [OUT_JSON] = "json", [OUT_CSV] = "csv",
-		[OUT_FOLDED] = "folded", [OUT_SVG] = "svg",
+		[OUT_FOLDED] = "folded", [OUT_SVG] = "svg", [OUT_MARKDOWN] = "markdown",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -52,7 +52,7 @@ int output_parse_format(const char *s, enum out_format *f)
 			return 0;
 		}
 	}
-	kd_err("bad output format '%s': expected text, json, csv, folded or svg", s);
+	kd_err("bad output format '%s': expected text, json, csv, folded, svg or markdown", s);
 	return -EINVAL;
 }
 

@@ -36,6 +36,9 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_STATE] = { "--state", "D" },
 	[O_MIN_US] = { "--min-us", "1" },
 	[O_MAX_US] = { "--max-us", "2" },
+	[O_ALPHA] = { "--alpha", "0.05" },
+	[O_MIN_CHANGE] = { "--min-change", "10" },
+	[O_FAIL_ON] = { "--fail-on", "p99>+10%" },
 	[O_VERBOSE] = { "-v" },
 	[O_HELP] = { "--help" },	/* exits: checked through cli_usage */
 };

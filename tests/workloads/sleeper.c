@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sleeper N MS [THREADS]: exactly N nanosleep(2) calls of MS milliseconds
- * per thread, through the nanosleep syscall itself (glibc's nanosleep()
+ * (a decimal: 1.3 is 1.3 ms) per thread, through the nanosleep syscall itself (glibc's nanosleep()
  * uses clock_nanosleep).  Each sleep's duration goes to $KDIST_WL_TIMES as
  * "nanosleep NS" (report.h). */
 #include <pthread.h>
@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include "report.h"
 
-static long n, ms;
+static long n, sleep_ns;
 
 static void *run(void *arg)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
 
 	for (long i = 0; i < n; i++) {
 		long t0 = wl_now();
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	if (argc < 3 || threads < 1 || threads > 64)
 		return 2;
 	n = atol(argv[1]);
-	ms = atol(argv[2]);
+	sleep_ns = (long)(atof(argv[2]) * 1e6 + 0.5);
 	wl_report_open();
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, run, NULL);

@@ -1,0 +1,896 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdist diff BASE NEW: two measurements (their JSON), group by group, with a
+ * verdict from a two-sample test on the histograms (diffstat.c).  Nothing
+ * is loaded: it reads files only.  Exit status 0, 1 when a --fail-on rule
+ * is passed by a significant change, 2 on bad input.
+ */
+#include "diffstat.h"
+#include "kdist.h"
+#include "util.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_FAILED 1
+#define EXIT_BAD 2
+
+/* The statistics compared, in the order every view prints them. */
+enum { S_COUNT, S_MEAN, S_P50, S_P90, S_P99, S_P999, NR_STATS };
+static const char *const stat_names[NR_STATS] = { "count", "mean", "p50", "p90", "p99", "p999" };
+static const char *const stat_titles[NR_STATS] = { "count", "mean", "p50", "p90", "p99", "p99.9" };
+static const double stat_q[NR_STATS] = { 0, 0, 0.5, 0.9, 0.99, 0.999 };
+
+struct dgroup {
+	char *key;		/* the group's identity: values where given, else labels */
+	char *label;		/* labels joined by spaces, as the text view shows them */
+	json_t *by, *values;	/* as read, for the JSON view */
+	struct hist h;
+};
+
+struct dmeas {
+	const char *path;
+	char *command, *kind, *unit, *kernel, *key, *by;
+	double duration;
+	int intervals;		/* documents summed */
+	struct dgroup *g;
+	int n, cap;
+};
+
+/* The comparison of one group present in both. */
+struct drow {
+	struct dgroup *a, *b;
+	double v[2][NR_STATS];	/* BASE, NEW */
+	bool sig[NR_STATS];	/* a significant change of this statistic */
+	struct mw_test t;
+	bool tested;
+	double count_z, count_p;
+	int verdict;		/* +1 slower (larger), -1 faster (smaller), 0 none */
+};
+
+struct rule {
+	int stat;
+	bool up;		/* '>' : an increase of more than pct */
+	double pct;
+	const char *text;
+	bool failed;
+};
+
+struct diff {
+	struct dmeas m[2];
+	struct drow *rows;
+	int nrows;
+	struct dgroup **only[2];	/* gone (BASE only), new (NEW only) */
+	int nonly[2];
+	bool rates;		/* durations differ: counts compared per second */
+	double alpha, min_change;
+	struct rule rules[8];
+	int nrules;
+	bool failed;
+};
+
+static char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+/* text of a string member, or NULL */
+static const char *str_of(json_t *o, const char *name)
+{
+	return json_string_value(json_object_get(o, name));
+}
+
+/* "a,b" from a JSON array of strings */
+static char *join_by(json_t *by)
+{
+	char *s = NULL;
+	size_t len = 0, i;
+	json_t *v;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	json_array_foreach(by, i, v)
+		fprintf(f, "%s%s", i ? "," : "", json_string_value(v) ? json_string_value(v) : "?");
+	fclose(f);
+	return s;
+}
+
+/* The identity and label of a group: for each by-key, its value where the
+ * measurement gives one (so the same syscall matches across kernels that
+ * name it alike), else its label. */
+static int group_key(json_t *g, json_t *by, char **key, char **label)
+{
+	json_t *labels = json_object_get(g, "by"), *values = json_object_get(g, "values");
+	char *k = NULL, *l = NULL;
+	size_t kl = 0, ll = 0, i;
+	json_t *name;
+	FILE *fk = open_memstream(&k, &kl), *fl = open_memstream(&l, &ll);
+
+	if (!fk || !fl) {
+		if (fk)
+			fclose(fk);
+		return -ENOMEM;
+	}
+	json_array_foreach(by, i, name) {
+		const char *n = json_string_value(name);
+		json_t *v = values ? json_object_get(values, n) : NULL;
+		const char *lab = str_of(labels, n);
+
+		if (v) {
+			char *d = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+			fprintf(fk, "%s=%s\x1f", n, d ? d : "");
+			free(d);
+		} else
+			fprintf(fk, "%s:%s\x1f", n, lab ? lab : "");
+		fprintf(fl, "%s%s", i ? " " : "", lab ? lab : "");
+	}
+	fclose(fk);
+	fclose(fl);
+	*key = k;
+	*label = l;
+	return 0;
+}
+
+static struct dgroup *find_group(struct dmeas *m, const char *key)
+{
+	for (int i = 0; i < m->n; i++) {
+		if (!strcmp(m->g[i].key, key))
+			return &m->g[i];
+	}
+	return NULL;
+}
+
+/* Add one group of a document into m: its buckets are the histogram's own,
+ * so summing intervals is summing slots. */
+static int add_group(struct dmeas *m, json_t *g, json_t *by)
+{
+	json_t *b, *buckets = json_object_get(g, "buckets");
+	struct dgroup *d;
+	struct hist h = { 0 };
+	char *key, *label;
+	size_t i;
+	int err = group_key(g, by, &key, &label);
+
+	if (err)
+		return err;
+	if (!json_is_array(buckets) || !json_is_integer(json_object_get(g, "count"))) {
+		free(key);
+		free(label);
+		return -EINVAL;
+	}
+	json_array_foreach(buckets, i, b) {
+		json_int_t lo = json_integer_value(json_array_get(b, 0));
+		json_int_t n = json_integer_value(json_array_get(b, 2));
+
+		if (json_array_size(b) != 3 || lo < 0 || n < 0) {
+			free(key);
+			free(label);
+			return -EINVAL;
+		}
+		h.slots[hist_index(lo)] += n;
+	}
+	h.count = json_integer_value(json_object_get(g, "count"));
+	h.sum = json_integer_value(json_object_get(g, "sum"));
+	h.min = json_integer_value(json_object_get(g, "min"));
+	h.max = json_integer_value(json_object_get(g, "max"));
+	d = find_group(m, key);
+	if (d) {
+		free(key);
+		free(label);
+		hist_merge(&d->h, &h);
+		return 0;
+	}
+	if (m->n == m->cap) {
+		int cap = m->cap ? 2 * m->cap : 64;
+		void *p = realloc(m->g, cap * sizeof(*m->g));
+
+		if (!p)
+			return -ENOMEM;
+		m->g = p;
+		m->cap = cap;
+	}
+	d = &m->g[m->n++];
+	*d = (struct dgroup){ key, label, json_incref(json_object_get(g, "by")),
+			      json_incref(json_object_get(g, "values")), h };
+	return 0;
+}
+
+/* "bad NAME: PATH is X, NAME is Y" when a later document of one file
+ * differs from the first. */
+static int same(const char *path, const char *what, const char *first, const char *now)
+{
+	if (!strcmp(first, now ? now : ""))
+		return 0;
+	kd_err("bad measurement %s: its documents differ in %s ('%s', then '%s')", path, what,
+	       first, now ? now : "");
+	return -EINVAL;
+}
+
+/* One document into m: the first sets what the measurement is. */
+static int add_doc(struct dmeas *m, json_t *doc)
+{
+	const char *schema = str_of(doc, "schema");
+	json_t *by = json_object_get(doc, "by"), *groups = json_object_get(doc, "groups"), *g;
+	char *byj;
+	size_t i;
+	int err;
+
+	if (!schema || strncmp(schema, "kdist.measurement/1", 19) ||
+	    !json_is_array(by) || !json_is_array(groups)) {
+		kd_err("bad measurement %s: not a kdist.measurement/1 document (kdist ... -o json)",
+		       m->path);
+		return -EINVAL;
+	}
+	byj = join_by(by);
+	if (!byj)
+		return -ENOMEM;
+	if (!m->intervals++) {
+		m->command = xstrdup(str_of(doc, "command"));
+		m->kind = xstrdup(str_of(doc, "kind"));
+		m->unit = xstrdup(str_of(doc, "unit"));
+		m->kernel = xstrdup(str_of(doc, "kernel"));
+		m->key = xstrdup(str_of(doc, "key"));
+		m->by = byj;
+	} else {
+		err = same(m->path, "command", m->command, str_of(doc, "command")) ?:
+		      same(m->path, "kind", m->kind, str_of(doc, "kind")) ?:
+		      same(m->path, "unit", m->unit, str_of(doc, "unit")) ?:
+		      same(m->path, "key", m->key, str_of(doc, "key")) ?:
+		      same(m->path, "by", m->by, byj);
+		free(byj);
+		if (err)
+			return err;
+	}
+	m->duration += json_number_value(json_object_get(doc, "duration_s"));
+	json_array_foreach(groups, i, g) {
+		err = add_group(m, g, by);
+		if (err) {
+			if (err == -EINVAL)
+				kd_err("bad measurement %s: group %zu has no count or bad buckets",
+				       m->path, i + 1);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Every document of PATH (one, or JSON Lines from -i), or only the one of
+ * interval `pick` (> 0). */
+static int read_meas(struct dmeas *m, const char *path, int pick)
+{
+	char *text = NULL;
+	size_t len = 0, at = 0;
+	int err, seen = 0;
+
+	m->path = path;
+	err = read_file(path, &text, &len);
+	if (err) {
+		kd_err("failed to read %s: %s", path, strerror(-err));
+		return err;
+	}
+	while (!err) {
+		json_error_t je;
+		json_t *doc;
+
+		while (at < len && strchr(" \t\r\n", text[at]))
+			at++;
+		if (at >= len)
+			break;
+		doc = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, &je);
+		if (!doc) {
+			int line = je.line;
+
+			for (size_t i = 0; i < at; i++)
+				line += text[i] == '\n';
+			kd_err("bad measurement %s: line %d: %s", path, line, je.text);
+			err = -EINVAL;
+			break;
+		}
+		at += je.position;
+		seen++;
+		if (!pick || json_integer_value(json_object_get(doc, "interval")) == pick)
+			err = add_doc(m, doc);
+		json_decref(doc);
+	}
+	free(text);
+	if (!err && !seen) {
+		kd_err("bad measurement %s: empty", path);
+		err = -EINVAL;
+	} else if (!err && !m->intervals) {
+		kd_err("bad --interval %d: %s has no such interval", pick, path);
+		err = -EINVAL;
+	}
+	return err;
+}
+
+static void free_meas(struct dmeas *m)
+{
+	for (int i = 0; i < m->n; i++) {
+		free(m->g[i].key);
+		free(m->g[i].label);
+		json_decref(m->g[i].by);
+		json_decref(m->g[i].values);
+	}
+	free(m->g);
+	free(m->command);
+	free(m->kind);
+	free(m->unit);
+	free(m->kernel);
+	free(m->key);
+	free(m->by);
+}
+
+/* Two measurements are compared only when they measured the same thing the
+ * same way; one line names the first difference. */
+static int check_match(struct diff *d)
+{
+	static const char *const what[] = { "command", "kind", "unit", "key", "by" };
+	struct dmeas *a = &d->m[0], *b = &d->m[1];
+	const char *va[] = { a->command, a->kind, a->unit, a->key, a->by };
+	const char *vb[] = { b->command, b->kind, b->unit, b->key, b->by };
+
+	for (size_t i = 0; i < ARRAY_SIZE(what); i++) {
+		if (strcmp(va[i], vb[i])) {
+			kd_err("bad comparison: different %s%s: BASE '%s', NEW '%s'", what[i],
+			       i == 4 ? " keys" : "", va[i], vb[i]);
+			return -EINVAL;
+		}
+	}
+	if (strcmp(a->kernel, b->kernel))
+		fprintf(stderr, "kdist: warning: different kernels: BASE %s, NEW %s\n", a->kernel,
+			b->kernel);
+	/* a run with -c lasts as long as its workload: a few percent apart is
+	 * the same run length */
+	if (fabs(a->duration - b->duration) > 0.05 * fmax(a->duration, b->duration)) {
+		d->rates = true;
+		fprintf(stderr, "kdist: warning: different durations: BASE %.3f s, NEW %.3f s; "
+			"counts are compared per second\n", a->duration, b->duration);
+	}
+	return 0;
+}
+
+static int by_key(const void *x, const void *y)
+{
+	return strcmp(((const struct dgroup *)x)->key, ((const struct dgroup *)y)->key);
+}
+
+static double pct(double a, double b)
+{
+	return a ? (b - a) / fabs(a) * 100 : b ? INFINITY : 0;
+}
+
+/* The verdict of one group.  The test says whether NEW's values tend to be
+ * larger or smaller; a statistic's change is significant when it goes that
+ * way, by at least --min-change, and by more than the histogram can
+ * resolve there (a bucket's width; 0 for the exact mean). */
+static void judge(struct diff *d, struct drow *r)
+{
+	double da = d->m[0].duration, db = d->m[1].duration;
+
+	for (int k = 0; k < 2; k++) {
+		const struct hist *h = k ? &r->b->h : &r->a->h;
+		double dur = k ? db : da;
+
+		r->v[k][S_COUNT] = d->rates && dur > 0 ? h->count / dur : h->count;
+		r->v[k][S_MEAN] = hist_mean(h);
+		for (int s = S_P50; s < NR_STATS; s++)
+			r->v[k][s] = hist_quantile(h, stat_q[s]);
+	}
+	rate_test(r->a->h.count, d->rates ? da : 1, r->b->h.count, d->rates ? db : 1,
+		  &r->count_z, &r->count_p);
+	r->sig[S_COUNT] = r->count_p < d->alpha &&
+			  fabs(pct(r->v[0][S_COUNT], r->v[1][S_COUNT])) >= d->min_change;
+	r->tested = !mw_test(&r->a->h, &r->b->h, &r->t);
+	if (!r->tested || r->t.p >= d->alpha)
+		return;
+	for (int s = S_MEAN; s < NR_STATS; s++) {
+		double a = r->v[0][s], b = r->v[1][s], res = 0;
+
+		if (s != S_MEAN)
+			res = fmax(hist_resolution(a), hist_resolution(b));
+		r->sig[s] = (b - a) * r->t.z > 0 && fabs(pct(a, b)) >= d->min_change &&
+			    fabs(b - a) > res;
+		if (r->sig[s])
+			r->verdict = r->t.z > 0 ? 1 : -1;
+	}
+}
+
+/* The largest significant change of a row, in percent (0: none). */
+static double row_score(const struct drow *r)
+{
+	double best = 0;
+
+	for (int s = S_MEAN; s < NR_STATS; s++) {
+		double p = fabs(pct(r->v[0][s], r->v[1][s]));
+
+		if (r->sig[s] && p > best)
+			best = p;
+	}
+	return best;
+}
+
+/* largest significant change first, then the largest median change */
+static int by_change(const void *x, const void *y)
+{
+	const struct drow *a = x, *b = y;
+	double sa = row_score(a), sb = row_score(b);
+	double ma = fabs(pct(a->v[0][S_P50], a->v[1][S_P50]));
+	double mb = fabs(pct(b->v[0][S_P50], b->v[1][S_P50]));
+
+	if (sa != sb)
+		return sa < sb ? 1 : -1;
+	if (ma != mb)
+		return ma < mb ? 1 : -1;
+	return strcmp(a->a->label, b->a->label);
+}
+
+static int compare(struct diff *d)
+{
+	struct dmeas *a = &d->m[0], *b = &d->m[1];
+	int i = 0, j = 0;
+
+	qsort(a->g, a->n, sizeof(*a->g), by_key);
+	qsort(b->g, b->n, sizeof(*b->g), by_key);
+	d->rows = calloc(a->n + 1, sizeof(*d->rows));
+	d->only[0] = calloc(a->n + 1, sizeof(*d->only[0]));
+	d->only[1] = calloc(b->n + 1, sizeof(*d->only[1]));
+	if (!d->rows || !d->only[0] || !d->only[1])
+		return -ENOMEM;
+	while (i < a->n || j < b->n) {
+		int c = i == a->n ? 1 : j == b->n ? -1 : strcmp(a->g[i].key, b->g[j].key);
+
+		if (c < 0)
+			d->only[0][d->nonly[0]++] = &a->g[i++];
+		else if (c > 0)
+			d->only[1][d->nonly[1]++] = &b->g[j++];
+		else {
+			struct drow *r = &d->rows[d->nrows++];
+
+			r->a = &a->g[i++];
+			r->b = &b->g[j++];
+			judge(d, r);
+		}
+	}
+	qsort(d->rows, d->nrows, sizeof(*d->rows), by_change);
+	for (int k = 0; k < d->nrows; k++) {
+		for (int n = 0; n < d->nrules; n++) {
+			struct rule *u = &d->rules[n];
+			struct drow *r = &d->rows[k];
+			double p = pct(r->v[0][u->stat], r->v[1][u->stat]);
+
+			if (r->sig[u->stat] && (u->up ? p > u->pct : p < -u->pct))
+				u->failed = d->failed = true;
+		}
+	}
+	return 0;
+}
+
+/* --fail-on RULE[,RULE...]: STAT>+PCT% or STAT<-PCT% */
+static int parse_rules(struct diff *d, char *spec)
+{
+	char *save, *r;
+
+	for (r = strtok_r(spec, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		struct rule *u = &d->rules[d->nrules];
+		char *op = strpbrk(r, "<>"), *end;
+		int s;
+
+		if (d->nrules == (int)ARRAY_SIZE(d->rules) || !op)
+			goto bad;
+		for (s = 0; s < NR_STATS; s++) {
+			if ((size_t)(op - r) == strlen(stat_names[s]) &&
+			    !strncmp(r, stat_names[s], op - r))
+				break;
+		}
+		u->up = *op == '>';
+		if (s == NR_STATS || (op[1] == (u->up ? '-' : '+')))
+			goto bad;
+		errno = 0;
+		u->pct = fabs(strtod(op + 1, &end));
+		if (errno || end == op + 1 || strcmp(end, "%") || !u->pct)
+			goto bad;
+		u->stat = s;
+		u->text = r;
+		d->nrules++;
+	}
+	return 0;
+bad:
+	kd_err("bad --fail-on '%s': expected STAT>+PCT%% or STAT<-PCT%% "
+	       "(STAT: count, mean, p50, p90, p99, p999)", r ? r : spec);
+	return -EINVAL;
+}
+
+/* ---- views ---- */
+
+static const char *verdict_name(int v)
+{
+	return v > 0 ? "slower" : v < 0 ? "faster" : "no significant change";
+}
+
+static const char *verdict_word(int v)
+{
+	return v > 0 ? "slower" : v < 0 ? "faster" : "none";
+}
+
+/* A value as text: times in their own unit, others with the measurement's. */
+static void fmt_val(char *buf, size_t n, const struct diff *d, int s, double v)
+{
+	double div = 1;
+	const char *u;
+
+	if (s == S_COUNT) {
+		snprintf(buf, n, d->rates ? "%.4g/s" : "%.0f", v);
+		return;
+	}
+	if (strcmp(d->m[0].unit, "ns")) {
+		snprintf(buf, n, "%.4g %s", v, d->m[0].unit);
+		return;
+	}
+	u = unit_auto(v);
+	unit_parse(u, &div);
+	snprintf(buf, n, "%.4g%s", v / div, u);
+}
+
+static void fmt_pct(char *buf, size_t n, double a, double b)
+{
+	double p = pct(a, b);
+
+	if (isinf(p))
+		snprintf(buf, n, "new");
+	else
+		snprintf(buf, n, "%+.1f%%", p);
+}
+
+/* "1.1ms→1.4ms +27.0%" */
+static void fmt_cell(char *buf, size_t n, const struct diff *d, const struct drow *r, int s,
+		     const char *arrow)
+{
+	char a[32], b[32], p[32];
+
+	fmt_val(a, sizeof(a), d, s, r->v[0][s]);
+	fmt_val(b, sizeof(b), d, s, r->v[1][s]);
+	fmt_pct(p, sizeof(p), r->v[0][s], r->v[1][s]);
+	snprintf(buf, n, "%s%s%s %s", a, arrow, b, p);
+}
+
+static void write_head(FILE *f, const struct diff *d, const char *pre)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct dmeas *m = &d->m[k];
+
+		fprintf(f, "%s%-4s %s: %s, %d group%s, %.3f s", pre, k ? "NEW" : "BASE", m->path,
+			m->command, m->n, m->n == 1 ? "" : "s", m->duration);
+		if (m->intervals > 1)
+			fprintf(f, " (%d intervals summed)", m->intervals);
+		fputc('\n', f);
+	}
+	fprintf(f, "%sMann-Whitney U on the histograms, alpha %g, min change %g%%\n", pre,
+		d->alpha, d->min_change);
+}
+
+static void write_text(FILE *f, const struct diff *d)
+{
+	bool colour = isatty(fileno(f)) && !getenv("NO_COLOR") &&
+		      !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
+	int w = 5;
+
+	write_head(f, d, "");
+	for (int i = 0; i < d->nrows; i++) {
+		int l = strlen(d->rows[i].a->label);
+
+		w = l > w ? l : w;
+	}
+	w = w > 40 ? 40 : w;
+	fprintf(f, "\n%-*s  %-21s %-8s %-9s", w, "GROUP", "VERDICT", "P", "Z");
+	for (int s = 0; s < NR_STATS; s++)
+		fprintf(f, "  %-26s", stat_titles[s]);
+	fputc('\n', f);
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+		const char *on = !colour || !r->verdict ? "" : r->verdict > 0 ? "\033[31m" :
+			"\033[32m";
+
+		fprintf(f, "%-*.*s  %s%-21s%s ", w, w, r->a->label[0] ? r->a->label : "(all)", on,
+			verdict_name(r->verdict), on[0] ? "\033[0m" : "");
+		if (r->tested)
+			fprintf(f, "%-8.2g %-+9.2f", r->t.p, r->t.z);
+		else
+			fprintf(f, "%-8s %-9s", "-", "-");
+		for (int s = 0; s < NR_STATS; s++) {
+			char c[96];
+
+			fmt_cell(c, sizeof(c), d, r, s, "→");
+			/* the arrow is 3 bytes and 1 column */
+			fprintf(f, "  %s%-28s%s", r->sig[s] && on[0] ? on : "", c,
+				r->sig[s] && on[0] ? "\033[0m" : "");
+		}
+		fputc('\n', f);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (!d->nonly[k])
+			continue;
+		fprintf(f, "\n%s (only in %s):\n", k ? "new" : "gone", k ? "NEW" : "BASE");
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+			char m[32];
+
+			fmt_val(m, sizeof(m), d, S_P50, hist_quantile(&g->h, 0.5));
+			fprintf(f, "  %-*s  count %llu, p50 %s\n", w, g->label[0] ? g->label : "(all)",
+				(unsigned long long)g->h.count, m);
+		}
+	}
+	for (int n = 0; n < d->nrules; n++)
+		fprintf(f, "%s--fail-on %s: %s\n", n ? "" : "\n", d->rules[n].text,
+			d->rules[n].failed ? "FAILED" : "passed");
+}
+
+static void json_side(json_t *o, const char *name, const struct dmeas *m)
+{
+	json_object_set_new(o, name, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:i}",
+		"file", m->path, "command", m->command, "kind", m->kind, "unit", m->unit,
+		"kernel", m->kernel, "key", m->key, "by", m->by, "duration_s", m->duration,
+		"intervals", m->intervals, "groups", m->n));
+}
+
+static json_t *json_group_id(const struct dgroup *g)
+{
+	json_t *o = json_object();
+
+	json_object_set(o, "by", g->by ? g->by : json_object());
+	if (g->values)
+		json_object_set(o, "values", g->values);
+	return o;
+}
+
+static int write_json(FILE *f, const struct diff *d)
+{
+	json_t *root = json_object(), *rows = json_array(), *rules = json_array();
+	int err;
+
+	json_object_set_new(root, "schema", json_string("kdist.diff/1"));
+	json_side(root, "base", &d->m[0]);
+	json_side(root, "new", &d->m[1]);
+	json_object_set_new(root, "test", json_string("mann-whitney-u"));
+	json_object_set_new(root, "alpha", json_real(d->alpha));
+	json_object_set_new(root, "min_change_pct", json_real(d->min_change));
+	json_object_set_new(root, "count_per_second", json_boolean(d->rates));
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+		json_t *o = json_group_id(r->a);
+
+		json_object_set_new(o, "verdict", json_string(verdict_word(r->verdict)));
+		if (r->tested)
+			json_object_set_new(o, "test", json_pack("{s:f, s:f, s:f, s:f}", "u", r->t.u,
+				"z", r->t.z, "p", r->t.p, "auc", r->t.auc));
+		else
+			json_object_set_new(o, "test", json_null());
+		for (int s = 0; s < NR_STATS; s++) {
+			double a = r->v[0][s], b = r->v[1][s], p = pct(a, b);
+
+			json_object_set_new(o, stat_names[s], json_pack("{s:f, s:f, s:f, s:o, s:b}",
+				"base", a, "new", b, "change", b - a,
+				"change_pct", isinf(p) ? json_null() : json_real(p),
+				"significant", r->sig[s]));
+		}
+		json_object_set_new(o, "count_test", json_pack("{s:f, s:f}", "z", r->count_z,
+			"p", r->count_p));
+		json_array_append_new(rows, o);
+	}
+	json_object_set_new(root, "groups", rows);
+	for (int k = 0; k < 2; k++) {
+		json_t *only = json_array();
+
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+			json_t *o = json_group_id(g);
+
+			json_object_set_new(o, "count", json_integer(g->h.count));
+			json_object_set_new(o, "p50", json_real(hist_quantile(&g->h, 0.5)));
+			json_array_append_new(only, o);
+		}
+		json_object_set_new(root, k ? "new_groups" : "gone_groups", only);
+	}
+	for (int n = 0; n < d->nrules; n++)
+		json_array_append_new(rules, json_pack("{s:s, s:b}", "rule", d->rules[n].text,
+						       "failed", d->rules[n].failed));
+	json_object_set_new(root, "fail_on", rules);
+	json_object_set_new(root, "failed", json_boolean(d->failed));
+	err = json_dumpf(root, f, JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(root);
+	return err ? -EIO : 0;
+}
+
+/* a CSV field: quoted when it holds a comma, quote or newline */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void write_csv(FILE *f, const struct diff *d)
+{
+	fputs("group,verdict,p,z", f);
+	for (int s = 0; s < NR_STATS; s++)
+		fprintf(f, ",%s_base,%s_new,%s_change_pct,%s_significant", stat_names[s],
+			stat_names[s], stat_names[s], stat_names[s]);
+	fputc('\n', f);
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+
+		csv_str(f, r->a->label);
+		fprintf(f, ",%s,", verdict_word(r->verdict));
+		if (r->tested)
+			fprintf(f, "%.6g,%.4f", r->t.p, r->t.z);
+		else
+			fputc(',', f);
+		for (int s = 0; s < NR_STATS; s++) {
+			double p = pct(r->v[0][s], r->v[1][s]);
+
+			fprintf(f, ",%.10g,%.10g,", r->v[0][s], r->v[1][s]);
+			if (!isinf(p))
+				fprintf(f, "%.2f", p);
+			fprintf(f, ",%d", r->sig[s]);
+		}
+		fputc('\n', f);
+	}
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+
+			csv_str(f, g->label);
+			fprintf(f, ",%s,,", k ? "new" : "gone");
+			for (int s = 0; s < NR_STATS; s++) {
+				double v = s == S_COUNT ? g->h.count : s == S_MEAN ? hist_mean(&g->h) :
+					   hist_quantile(&g->h, stat_q[s]);
+
+				fprintf(f, k ? ",,%.10g,,0" : ",%.10g,,,0", v);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+/* '|' would end a cell */
+static void md_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+static void write_markdown(FILE *f, const struct diff *d)
+{
+	fputs("| group | verdict | p |", f);
+	for (int s = 0; s < NR_STATS; s++)
+		fprintf(f, " %s |", stat_titles[s]);
+	fputs("\n|---|---|---|", f);
+	for (int s = 0; s < NR_STATS; s++)
+		fputs("---|", f);
+	fputc('\n', f);
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+
+		fputs("| ", f);
+		md_str(f, r->a->label[0] ? r->a->label : "(all)");
+		fprintf(f, " | %s%s%s |", r->verdict ? "**" : "", verdict_name(r->verdict),
+			r->verdict ? "**" : "");
+		if (r->tested)
+			fprintf(f, " %.2g |", r->t.p);
+		else
+			fputs(" - |", f);
+		for (int s = 0; s < NR_STATS; s++) {
+			char c[96];
+
+			fmt_cell(c, sizeof(c), d, r, s, " → ");
+			fprintf(f, " %s%s%s |", r->sig[s] ? "**" : "", c, r->sig[s] ? "**" : "");
+		}
+		fputc('\n', f);
+	}
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+
+			fputs("| ", f);
+			md_str(f, g->label[0] ? g->label : "(all)");
+			fprintf(f, " | %s | | count %llu |", k ? "new" : "gone",
+				(unsigned long long)g->h.count);
+			for (int s = 1; s < NR_STATS; s++)
+				fputs(" |", f);
+			fputc('\n', f);
+		}
+	}
+	fprintf(f, "\nMann-Whitney U on the histograms, alpha %g, min change %g%%; BASE %s, NEW %s.\n",
+		d->alpha, d->min_change, d->m[0].path, d->m[1].path);
+}
+
+static int run(struct options *o)
+{
+	struct diff d = { .alpha = o->alpha ? o->alpha : 0.01,
+			  .min_change = o->min_change_set ? o->min_change : 5 };
+	char *rules = o->fail_on ? strdup(o->fail_on) : NULL;
+	int pick = 0, err = 0;
+	FILE *out = stdout;
+
+	if (o->nargs != 2) {
+		kd_err("bad arguments: expected BASE and NEW, two kdist JSON measurements");
+		err = -EINVAL;
+		goto bad;
+	}
+	if (o->interval) {
+		pick = (int)o->interval;
+		if (pick != o->interval) {
+			kd_err("bad --interval %g: expected an interval number 1, 2, ...", o->interval);
+			err = -EINVAL;
+			goto bad;
+		}
+	}
+	if (o->view.format != OUT_TEXT && o->view.format != OUT_JSON &&
+	    o->view.format != OUT_CSV && o->view.format != OUT_MARKDOWN) {
+		kd_err("bad output format for diff: expected text, json, csv or markdown");
+		err = -EINVAL;
+		goto bad;
+	}
+	if (rules && (err = parse_rules(&d, rules)))
+		goto bad;
+	err = read_meas(&d.m[0], o->args[0], pick) ?: read_meas(&d.m[1], o->args[1], pick) ?:
+	      check_match(&d);
+	if (err)
+		goto bad;
+	err = compare(&d);
+	if (err)
+		goto bad;
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		err = -errno;
+		kd_err("failed to open '%s': %s", o->output, strerror(errno));
+		goto bad;
+	}
+	switch (o->view.format) {
+	case OUT_JSON: err = write_json(out, &d); break;
+	case OUT_CSV: write_csv(out, &d); break;
+	case OUT_MARKDOWN: write_markdown(out, &d); break;
+	default: write_text(out, &d); break;
+	}
+	if (fflush(out) || ferror(out)) {
+		kd_err("failed to write output: %s", strerror(errno));
+		err = -EIO;
+	}
+	if (out != stdout)
+		fclose(out);
+bad:
+	free(d.rows);
+	free(d.only[0]);
+	free(d.only[1]);
+	free_meas(&d.m[0]);
+	free_meas(&d.m[1]);
+	free(rules);
+	/* the exit status itself: CI reads 1 as "regressed", 2 as "could not tell" */
+	return err ? EXIT_BAD : d.failed ? EXIT_FAILED : 0;
+}
+
+const struct command cmd_diff = {
+	.name = "diff",
+	.args = "BASE NEW",
+	.summary = "compare two measurements (-o json files) group by group, with a verdict",
+	.opts = OPT(INTERVAL) | OPT(FORMAT) | OPT(OUTPUT) | OPT(ALPHA) | OPT(MIN_CHANGE) |
+		OPT(FAIL_ON),
+	.run = run,
+};

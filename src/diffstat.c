@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "diffstat.h"
+
+#include <errno.h>
+#include <math.h>
+
+int mw_test(const struct hist *base, const struct hist *new, struct mw_test *t)
+{
+	double n1 = base->count, n2 = new->count, n = n1 + n2;
+	double below = 0, r2 = 0, ties = 0, var;
+
+	if (!base->count || !new->count)
+		return -EINVAL;
+	/* ranks 1..n over the pooled values in bucket order; a bucket's
+	 * values share the mean of the ranks they span */
+	for (int i = 0; i < HIST_BUCKETS; i++) {
+		double k = (double)base->slots[i] + (double)new->slots[i];
+
+		if (!k)
+			continue;
+		r2 += (double)new->slots[i] * (below + (k + 1) / 2);
+		ties += k * k * k - k;
+		below += k;
+	}
+	t->u = r2 - n2 * (n2 + 1) / 2;
+	t->mean_u = n1 * n2 / 2;
+	var = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)));
+	t->sd_u = var > 0 ? sqrt(var) : 0;
+	t->z = t->sd_u ? (t->u - t->mean_u) / t->sd_u : 0;
+	t->p = t->sd_u ? erfc(fabs(t->z) / sqrt(2)) : 1;
+	t->auc = t->u / (n1 * n2);
+	return 0;
+}
+
+void rate_test(double n_base, double d_base, double n_new, double d_new, double *z, double *p)
+{
+	double n = n_base + n_new, q = d_new / (d_base + d_new), sd = sqrt(n * q * (1 - q));
+
+	*z = sd > 0 ? (n_new - n * q) / sd : 0;
+	*p = sd > 0 ? erfc(fabs(*z) / sqrt(2)) : 1;
+}
+
+double hist_resolution(double v)
+{
+	unsigned int i;
+
+	if (v < HIST_SUB)
+		return 1;
+	i = hist_index((hist_u64)v);
+	return (double)(hist_bucket_high(i) - hist_bucket_low(i) + 1);
+}

@@ -1,0 +1,200 @@
+# kdist diff: saved measurements (tests/host/diff/, recorded with
+# `kdist syscalls -o json -c 'sleeper 200 MS'`) and fresh A/A and A/B runs.
+# shellcheck shell=bash
+
+DIFF_DATA=$TOP/tests/host/diff
+
+# diff_flagged JSON: "group:verdict" of every group with a verdict, sorted
+diff_flagged() {
+	json "$1" '" ".join(sorted(g["by"].get("syscall", "") + (":" + g["by"]["error"] if "error" in g["by"] else "") + ":" + g["verdict"] for g in d["groups"] if g["verdict"] != "none"))'
+}
+
+# A copy of the measurement $1 with the python statement $2 applied to d
+diff_edit() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+print(json.dumps(d))' "$1" "$2"
+}
+
+test_diff_saved_ab_flags_the_slower_group() {
+	local out rc
+	"$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$DIFF_DATA/sleep1.3.json" -o json >"$TMP/ab.json" \
+		2>"$TMP/err"; rc=$?
+	[ $rc = 0 ] || { fail "exit $rc: $(cat "$TMP/err")"; return; }
+	out=$(diff_flagged "$TMP/ab.json")
+	[ "$out" = "nanosleep:ok:slower" ] || { fail "flagged '$out', expected nanosleep:ok:slower only"; return; }
+	"$KDIST" diff "$DIFF_DATA/sleep1.3.json" "$DIFF_DATA/sleep1-a.json" -o json >"$TMP/ba.json" 2>/dev/null
+	out=$(diff_flagged "$TMP/ba.json")
+	[ "$out" = "nanosleep:ok:faster" ] || { fail "reversed: flagged '$out', expected nanosleep:ok:faster"; return; }
+	grep -q "different durations" "$TMP/err" || { fail "no warning of the different durations"; return; }
+	pass "nanosleep slower, reversed faster; z $(json "$TMP/ab.json" '[g["test"]["z"] for g in d["groups"] if g["verdict"] != "none"][0]')"
+}
+
+test_diff_saved_aa_flags_nothing() {
+	"$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$DIFF_DATA/sleep1-b.json" -o json >"$TMP/aa.json" \
+		2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local out n
+	out=$(diff_flagged "$TMP/aa.json")
+	n=$(json "$TMP/aa.json" 'len(d["groups"])')
+	[ -z "$out" ] && [ "$n" = 30 ] || { fail "flagged '$out' among $n groups"; return; }
+	"$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$DIFF_DATA/sleep1-a.json" -o json >"$TMP/same.json"
+	out=$(json "$TMP/same.json" 'max(g["test"]["p"] for g in d["groups"]) == 1 and min(g["test"]["p"] for g in d["groups"]) == 1')
+	[ "$out" = True ] || { fail "a file against itself: p not 1 everywhere"; return; }
+	pass "30 groups, none flagged"
+}
+
+test_diff_new_and_gone_groups() {
+	diff_edit "$DIFF_DATA/sleep1-a.json" '
+d["groups"] = [g for g in d["groups"] if g["by"]["syscall"] != "getpid"]
+g = dict(d["groups"][0]); g["by"] = {"syscall": "kdist_new", "error": "ok"}; g["values"] = {"syscall": 999, "error": 0}
+d["groups"].append(g)' >"$TMP/edited.json"
+	"$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$TMP/edited.json" -o json >"$TMP/ng.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local gone new text
+	gone=$(json "$TMP/ng.json" '" ".join(g["by"]["syscall"] for g in d["gone_groups"])')
+	new=$(json "$TMP/ng.json" '" ".join(g["by"]["syscall"] for g in d["new_groups"])')
+	[ "$gone" = getpid ] && [ "$new" = kdist_new ] || { fail "gone '$gone', new '$new'"; return; }
+	text=$("$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$TMP/edited.json")
+	grep -A1 "^gone" <<<"$text" | grep -q "getpid ok" && grep -A1 "^new" <<<"$text" | grep -q "kdist_new ok" ||
+		{ fail "text view does not list them: $text"; return; }
+	pass "gone getpid, new kdist_new"
+}
+
+# Each difference is refused in one line naming it, with exit 2.
+test_diff_mismatches_are_refused() {
+	local a=$DIFF_DATA/sleep1-a.json what edit rc msg bad=0
+	while IFS='|' read -r what edit; do
+		diff_edit "$a" "$edit" >"$TMP/mm.json"
+		"$KDIST" diff "$a" "$TMP/mm.json" >/dev/null 2>"$TMP/err"; rc=$?
+		msg=$(cat "$TMP/err")
+		if [ $rc != 2 ] || [ "$(wc -l <"$TMP/err")" != 1 ] || [[ $msg != *"different $what"* ]]; then
+			echo "  $what: exit $rc, said '$msg'"; bad=$((bad + 1))
+		fi
+	done <<'EOF2'
+command|d["command"] = "irq"
+kind|d["kind"] = "value"
+unit|d["unit"] = "bytes"
+key|d["key"] = "cpu"
+by keys|d["by"] = ["syscall"]
+EOF2
+	"$KDIST" diff "$a" "$DIFF_DATA/irq.json" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && grep -q "different command: BASE 'syscalls', NEW 'irq'" "$TMP/err" ||
+		{ echo "  syscalls vs irq: exit $rc, $(cat "$TMP/err")"; bad=$((bad + 1)); }
+	diff_edit "$a" 'd["kernel"] = "0.0-other"' >"$TMP/k.json"
+	"$KDIST" diff "$a" "$TMP/k.json" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 0 ] && grep -q "warning: different kernels" "$TMP/err" ||
+		{ echo "  kernel: exit $rc, $(cat "$TMP/err")"; bad=$((bad + 1)); }
+	[ $bad = 0 ] && pass "command, kind, unit, key, by refused; kernel a warning" || fail "$bad wrong"
+}
+
+test_diff_bad_input_exit_2() {
+	local rc bad=0 args
+	printf 'not json\n' >"$TMP/garbage.json"
+	printf '{"schema":"other/1"}\n' >"$TMP/other.json"
+	for args in "$DIFF_DATA/sleep1-a.json" \
+		"$DIFF_DATA/sleep1-a.json $TMP/missing.json" \
+		"$DIFF_DATA/sleep1-a.json $TMP/garbage.json" \
+		"$DIFF_DATA/sleep1-a.json $TMP/other.json" \
+		"$DIFF_DATA/sleep1-a.json $DIFF_DATA/sleep1-b.json --fail-on p98>+10%" \
+		"$DIFF_DATA/sleep1-a.json $DIFF_DATA/sleep1-b.json --fail-on p99>-10%" \
+		"$DIFF_DATA/sleep1-a.json $DIFF_DATA/sleep1-b.json --fail-on p99>+10" \
+		"$DIFF_DATA/sleep1-a.json $DIFF_DATA/sleep1-b.json --alpha 2" \
+		"$DIFF_DATA/sleep1-a.json $DIFF_DATA/sleep1-b.json -o svg" \
+		"$DIFF_DATA/pair.json $DIFF_DATA/pair-intervals.jsonl -i 9"; do
+		# shellcheck disable=SC2086
+		"$KDIST" diff $args >/dev/null 2>"$TMP/err"; rc=$?
+		if [ $rc != 2 ] || [ "$(wc -l <"$TMP/err")" != 1 ]; then
+			echo "  diff $args: exit $rc, said '$(cat "$TMP/err")'"; bad=$((bad + 1))
+		fi
+	done
+	[ $bad = 0 ] && pass "10 bad inputs: exit 2, one line each" || fail "$bad wrong"
+}
+
+test_diff_fail_on_exit_codes() {
+	local a=$DIFF_DATA/sleep1-a.json b=$DIFF_DATA/sleep1.3.json rule want rc bad=0
+	# p50 +26 %, p99 +3.9 % (not significant: below --min-change 5), count
+	# per second -24 % (durations differ)
+	while read -r rule want; do
+		"$KDIST" diff "$a" "$b" --fail-on "$rule" >/dev/null 2>&1; rc=$?
+		[ $rc = "$want" ] || { echo "  --fail-on $rule: exit $rc, expected $want"; bad=$((bad + 1)); }
+	done <<'EOF2'
+p50>+10% 1
+p50>+30% 0
+p90>+20% 1
+p99>+1% 0
+mean>+30% 1
+p50<-10% 0
+count<-20% 1
+count>+20% 0
+p999>+100%,p50>+50% 1
+EOF2
+	"$KDIST" diff "$b" "$a" --fail-on 'p50<-10%' >/dev/null 2>&1; rc=$?
+	[ $rc = 1 ] || { echo "  reversed p50<-10%: exit $rc"; bad=$((bad + 1)); }
+	"$KDIST" diff "$a" "$DIFF_DATA/sleep1-b.json" --fail-on 'p50>+1%,p99>+1%,mean>+1%' >/dev/null 2>&1; rc=$?
+	[ $rc = 0 ] || { echo "  A/A: exit $rc"; bad=$((bad + 1)); }
+	[ $bad = 0 ] && pass "11 rules: exit 0/1 as expected" || fail "$bad wrong"
+}
+
+test_diff_intervals_summed_or_picked() {
+	local p=$DIFF_DATA/pair.json i=$DIFF_DATA/pair-intervals.jsonl sum one
+	"$KDIST" diff "$p" "$i" -o json >"$TMP/iv.json" 2>/dev/null || { fail "exit $?"; return; }
+	sum=$(json "$i" 'sum(g["count"] for x in docs for g in x["groups"])')
+	[ "$(json "$TMP/iv.json" 'int(d["groups"][0]["count"]["new"])')" = "$sum" ] &&
+	[ "$(json "$TMP/iv.json" 'd["new"]["intervals"]')" = 3 ] || { fail "summed: $(cat "$TMP/iv.json")"; return; }
+	"$KDIST" diff "$i" "$i" -i 2 -o json >"$TMP/i2.json" 2>/dev/null || { fail "-i 2: exit $?"; return; }
+	one=$(json "$i" 'docs[1]["groups"][0]["count"]')
+	[ "$(json "$TMP/i2.json" 'int(d["groups"][0]["count"]["base"])')" = "$one" ] ||
+		{ fail "-i 2: count not interval 2's $one"; return; }
+	pass "3 intervals summed ($sum values), -i 2 alone ($one)"
+}
+
+test_diff_views() {
+	local a=$DIFF_DATA/sleep1-a.json b=$DIFF_DATA/sleep1.3.json bad=0 first
+	"$KDIST" diff "$a" "$b" -o json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["schema"] == "kdist.diff/1", d["schema"]
+for k in ("base", "new", "alpha", "min_change_pct", "groups", "gone_groups", "new_groups", "fail_on", "failed"):
+    assert k in d, k
+g = d["groups"][0]
+assert g["verdict"] == "slower" and g["p50"]["significant"] and g["test"]["z"] > 0
+' || { echo "  json"; bad=$((bad + 1)); }
+	"$KDIST" diff "$a" "$b" -o csv >"$TMP/d.csv" 2>/dev/null
+	python3 -c '
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+assert len(r) == 30 and r[0]["group"] == "nanosleep ok" and r[0]["verdict"] == "slower", r[0]
+assert all(x["verdict"] == "none" for x in r[1:])
+' "$TMP/d.csv" || { echo "  csv"; bad=$((bad + 1)); }
+	"$KDIST" diff "$a" "$b" -o markdown >"$TMP/d.md" 2>/dev/null
+	first=$(sed -n 3p "$TMP/d.md")
+	[[ $first == "| nanosleep ok | **slower** |"* ]] && [ "$(grep -c '^|' "$TMP/d.md")" = 32 ] ||
+		{ echo "  markdown: $first"; bad=$((bad + 1)); }
+	# not a terminal: no colour
+	"$KDIST" diff "$a" "$b" 2>/dev/null | grep -q $'\033' && { echo "  colour in a pipe"; bad=$((bad + 1)); }
+	[ $bad = 0 ] && pass "json kdist.diff/1, csv, markdown; largest change first" || fail "$bad wrong"
+}
+
+# Fresh runs: the sleeper at 1.0 ms against itself and against 1.3 ms.
+test_diff_live_ab_and_aa() {
+	local i n=${DIFF_AA_RUNS:-11} fp=0 out ab
+	for i in $(seq 1 "$n"); do
+		"$KDIST" syscalls -o json -c "$WL/sleeper 200 1" >"$TMP/aa$i.json" 2>"$TMP/err" ||
+			{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	done
+	"$KDIST" syscalls -o json -c "$WL/sleeper 200 1.3" >"$TMP/b.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	"$KDIST" diff "$TMP/aa1.json" "$TMP/b.json" -o json >"$TMP/ab.json" 2>/dev/null
+	ab=$(diff_flagged "$TMP/ab.json")
+	[ "$ab" = "nanosleep:ok:slower" ] || { fail "A/B flagged '$ab'"; return; }
+	for i in $(seq 2 "$n"); do
+		"$KDIST" diff "$TMP/aa$((i - 1)).json" "$TMP/aa$i.json" -o json >"$TMP/aa.json" 2>/dev/null
+		out=$(diff_flagged "$TMP/aa.json")
+		[ -n "$out" ] && { echo "  A/A $((i - 1)) vs $i flagged: $out"; fp=$((fp + 1)); }
+	done
+	# at most 1 in 20 comparisons
+	[ $((fp * 20)) -le $((n - 1)) ] || { fail "A/A: $fp of $((n - 1)) comparisons flagged something"; return; }
+	pass "A/B: nanosleep slower; A/A: $fp of $((n - 1)) flagged"
+}

@@ -96,7 +96,7 @@ test_cli_completion() {
 	got=$(cli_complete list - | tr '\n' ' ')
 	[ "$got" = "-v --verbose -h --help " ] || { fail "'kdist list -' offers '$got'"; return; }
 	got=$(cli_complete pair a b -o '' | tr '\n' ' ')
-	[ "$got" = "text json csv folded svg " ] || { fail "'-o' values: '$got'"; return; }
+	[ "$got" = "text json csv folded svg markdown " ] || { fail "'-o' values: '$got'"; return; }
 	got=$(cli_complete func x --sort c | tr '\n' ' ')
 	[ "$got" = "count " ] || { fail "'--sort c' offers '$got'"; return; }
 	got=$(cli_complete func x --output "$TOP/Makef")

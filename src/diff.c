@@ -708,22 +708,6 @@ static int write_json(FILE *f, const struct diff *d)
 	return err ? -EIO : 0;
 }
 
-/* a CSV field: quoted when it holds a comma, quote or newline */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void write_csv(FILE *f, const struct diff *d)
 {
 	fputs("group,verdict,p,z", f);
@@ -734,7 +718,7 @@ static void write_csv(FILE *f, const struct diff *d)
 	for (int i = 0; i < d->nrows; i++) {
 		const struct drow *r = &d->rows[i];
 
-		csv_str(f, r->a->label);
+		csv_field(f, r->a->label);
 		fprintf(f, ",%s,", verdict_word(r->verdict));
 		if (r->tested)
 			fprintf(f, "%.6g,%.4f", r->t.p, r->t.z);
@@ -754,7 +738,7 @@ static void write_csv(FILE *f, const struct diff *d)
 		for (int i = 0; i < d->nonly[k]; i++) {
 			const struct dgroup *g = d->only[k][i];
 
-			csv_str(f, g->label);
+			csv_field(f, g->label);
 			fprintf(f, ",%s,,", k ? "new" : "gone");
 			for (int s = 0; s < NR_STATS; s++) {
 				double v = s == S_COUNT ? g->h.count : s == S_MEAN ? hist_mean(&g->h) :

@@ -226,6 +226,9 @@ int linear_parse(const char *s, struct linear *l);
 /* Write one measurement in the chosen format.  0 or -errno. */
 int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v);
 
+/* s as one CSV field: quoted when it holds a comma, a quote or a newline. */
+void csv_field(FILE *f, const char *s);
+
 /* Time units: "ns", "us", "ms", "s" and their divisors. */
 int unit_parse(const char *s, double *div);
 const char *unit_auto(double ns);

@@ -634,7 +634,7 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	fputs("}\n", f);
 }
 
-static void csv_field(FILE *f, const char *s)
+void csv_field(FILE *f, const char *s)
 {
 	if (s && strpbrk(s, ",\"\n")) {
 		fputc('"', f);

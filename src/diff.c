@@ -21,16 +21,20 @@
 #define EXIT_BAD 2
 
 /* The statistics compared, in the order every view prints them. */
-enum { S_COUNT, S_MEAN, S_P50, S_P90, S_P99, S_P999, NR_STATS };
-static const char *const stat_names[NR_STATS] = { "count", "mean", "p50", "p90", "p99", "p999" };
-static const char *const stat_titles[NR_STATS] = { "count", "mean", "p50", "p90", "p99", "p99.9" };
-static const double stat_q[NR_STATS] = { 0, 0, 0.5, 0.9, 0.99, 0.999 };
+enum { S_COUNT, S_TOTAL, S_SELF, S_MEAN, S_P50, S_P90, S_P99, S_P999, NR_STATS };
+static const char *const stat_names[NR_STATS] = { "count", "total", "self", "mean", "p50", "p90",
+						   "p99", "p999" };
+static const char *const stat_titles[NR_STATS] = { "count", "total", "self", "mean", "p50", "p90",
+						    "p99", "p99.9" };
+static const double stat_q[NR_STATS] = { [S_P50] = 0.5, [S_P90] = 0.9, [S_P99] = 0.99,
+					  [S_P999] = 0.999 };
 
 struct dgroup {
 	char *key;		/* the group's identity: values where given, else labels */
 	char *label;		/* labels joined by spaces, as the text view shows them */
 	json_t *by, *values;	/* as read, for the JSON view */
 	struct hist h;
+	double total, self;	/* func: inclusive and exclusive time */
 };
 
 struct dmeas {
@@ -154,6 +158,7 @@ static int add_group(struct dmeas *m, json_t *g, json_t *by)
 	json_t *b, *buckets = json_object_get(g, "buckets");
 	struct dgroup *d;
 	struct hist h = { 0 };
+	double total, self;
 	char *key, *label;
 	size_t i;
 	int err = group_key(g, by, &key, &label);
@@ -180,11 +185,15 @@ static int add_group(struct dmeas *m, json_t *g, json_t *by)
 	h.sum = json_integer_value(json_object_get(g, "sum"));
 	h.min = json_integer_value(json_object_get(g, "min"));
 	h.max = json_integer_value(json_object_get(g, "max"));
+	total = json_number_value(json_object_get(g, "total"));
+	self = json_number_value(json_object_get(g, "self"));
 	d = find_group(m, key);
 	if (d) {
 		free(key);
 		free(label);
 		hist_merge(&d->h, &h);
+		d->total += total;
+		d->self += self;
 		return 0;
 	}
 	if (m->n == m->cap) {
@@ -198,7 +207,7 @@ static int add_group(struct dmeas *m, json_t *g, json_t *by)
 	}
 	d = &m->g[m->n++];
 	*d = (struct dgroup){ key, label, json_incref(json_object_get(g, "by")),
-			      json_incref(json_object_get(g, "values")), h };
+			      json_incref(json_object_get(g, "values")), h, total, self };
 	return 0;
 }
 
@@ -361,35 +370,23 @@ static int by_key(const void *x, const void *y)
 	return strcmp(((const struct dgroup *)x)->key, ((const struct dgroup *)y)->key);
 }
 
+/* total and self are func's alone */
+static bool shown(const struct diff *d, int s)
+{
+	return (s != S_TOTAL && s != S_SELF) || !strcmp(d->m[0].kind, "func");
+}
+
 static double pct(double a, double b)
 {
 	return a ? (b - a) / fabs(a) * 100 : b ? INFINITY : 0;
 }
 
-/* The verdict of one group.  The test says whether NEW's values tend to be
- * larger or smaller; a statistic's change is significant when it goes that
- * way, by at least --min-change, and by more than the histogram can
- * resolve there (a bucket's width; 0 for the exact mean). */
-static void judge(struct diff *d, struct drow *r)
+/* A statistic's change is significant when the test says NEW's values tend
+ * to be larger (or smaller), and it goes that way, by at least --min-change
+ * and by more than the histogram can resolve there (a bucket's width; none
+ * for the exact mean). */
+static void judge_dist(struct diff *d, struct drow *r)
 {
-	double da = d->m[0].duration, db = d->m[1].duration;
-
-	for (int k = 0; k < 2; k++) {
-		const struct hist *h = k ? &r->b->h : &r->a->h;
-		double dur = k ? db : da;
-
-		r->v[k][S_COUNT] = d->rates && dur > 0 ? h->count / dur : h->count;
-		r->v[k][S_MEAN] = hist_mean(h);
-		for (int s = S_P50; s < NR_STATS; s++)
-			r->v[k][s] = hist_quantile(h, stat_q[s]);
-	}
-	rate_test(r->a->h.count, d->rates ? da : 1, r->b->h.count, d->rates ? db : 1,
-		  &r->count_z, &r->count_p);
-	r->sig[S_COUNT] = r->count_p < d->alpha &&
-			  fabs(pct(r->v[0][S_COUNT], r->v[1][S_COUNT])) >= d->min_change;
-	r->tested = !mw_test(&r->a->h, &r->b->h, &r->t);
-	if (!r->tested || r->t.p >= d->alpha)
-		return;
 	for (int s = S_MEAN; s < NR_STATS; s++) {
 		double a = r->v[0][s], b = r->v[1][s], res = 0;
 
@@ -399,6 +396,42 @@ static void judge(struct diff *d, struct drow *r)
 			    fabs(b - a) > res;
 		if (r->sig[s])
 			r->verdict = r->t.z > 0 ? 1 : -1;
+	}
+}
+
+/* The statistics of one group, the tests and the verdict. */
+static void judge(struct diff *d, struct drow *r)
+{
+	static const int parts[] = { S_COUNT, S_MEAN };
+	double t;
+
+	for (int k = 0; k < 2; k++) {
+		const struct dgroup *g = k ? r->b : r->a;
+		double dur = d->m[k].duration, per = d->rates && dur > 0 ? dur : 1;
+
+		r->v[k][S_COUNT] = g->h.count / per;
+		r->v[k][S_TOTAL] = g->total / per;
+		r->v[k][S_SELF] = g->self / per;
+		r->v[k][S_MEAN] = hist_mean(&g->h);
+		for (int s = S_P50; s < NR_STATS; s++)
+			r->v[k][s] = hist_quantile(&g->h, stat_q[s]);
+	}
+	rate_test(r->a->h.count, d->rates ? d->m[0].duration : 1, r->b->h.count,
+		  d->rates ? d->m[1].duration : 1, &r->count_z, &r->count_p);
+	r->sig[S_COUNT] = r->count_p < d->alpha &&
+			  fabs(pct(r->v[0][S_COUNT], r->v[1][S_COUNT])) >= d->min_change;
+	r->tested = !mw_test(&r->a->h, &r->b->h, &r->t);
+	if (r->tested && r->t.p < d->alpha)
+		judge_dist(d, r);
+	/* a total is count x mean: it changed for real when one of them did,
+	 * the same way; self time has no distribution to test */
+	t = r->v[1][S_TOTAL] - r->v[0][S_TOTAL];
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		int s = parts[i];
+
+		if (r->sig[s] && (r->v[1][s] - r->v[0][s]) * t > 0 &&
+		    fabs(pct(r->v[0][S_TOTAL], r->v[1][S_TOTAL])) >= d->min_change)
+			r->sig[S_TOTAL] = true;
 	}
 }
 
@@ -490,7 +523,7 @@ static int parse_rules(struct diff *d, char *spec)
 				break;
 		}
 		u->up = *op == '>';
-		if (s == NR_STATS || (op[1] == (u->up ? '-' : '+')))
+		if (s == NR_STATS || s == S_SELF || (op[1] == (u->up ? '-' : '+')))
 			goto bad;
 		errno = 0;
 		u->pct = fabs(strtod(op + 1, &end));
@@ -503,7 +536,7 @@ static int parse_rules(struct diff *d, char *spec)
 	return 0;
 bad:
 	kd_err("bad --fail-on '%s': expected STAT>+PCT%% or STAT<-PCT%% "
-	       "(STAT: count, mean, p50, p90, p99, p999)", r ? r : spec);
+	       "(STAT: count, total, mean, p50, p90, p99, p999)", r ? r : spec);
 	return -EINVAL;
 }
 
@@ -589,8 +622,10 @@ static void write_text(FILE *f, const struct diff *d)
 	}
 	w = w > 40 ? 40 : w;
 	fprintf(f, "\n%-*s  %-21s %-8s %-9s", w, "GROUP", "VERDICT", "P", "Z");
-	for (int s = 0; s < NR_STATS; s++)
-		fprintf(f, "  %-26s", stat_titles[s]);
+	for (int s = 0; s < NR_STATS; s++) {
+		if (shown(d, s))
+			fprintf(f, "  %-26s", stat_titles[s]);
+	}
 	fputc('\n', f);
 	for (int i = 0; i < d->nrows; i++) {
 		const struct drow *r = &d->rows[i];
@@ -606,6 +641,8 @@ static void write_text(FILE *f, const struct diff *d)
 		for (int s = 0; s < NR_STATS; s++) {
 			char c[96];
 
+			if (!shown(d, s))
+				continue;
 			fmt_cell(c, sizeof(c), d, r, s, "→");
 			/* the arrow is 3 bytes and 1 column */
 			fprintf(f, "  %s%-28s%s", r->sig[s] && on[0] ? on : "", c,
@@ -674,6 +711,8 @@ static int write_json(FILE *f, const struct diff *d)
 		for (int s = 0; s < NR_STATS; s++) {
 			double a = r->v[0][s], b = r->v[1][s], p = pct(a, b);
 
+			if (!shown(d, s))
+				continue;
 			json_object_set_new(o, stat_names[s], json_pack("{s:f, s:f, s:f, s:o, s:b}",
 				"base", a, "new", b, "change", b - a,
 				"change_pct", isinf(p) ? json_null() : json_real(p),
@@ -711,9 +750,11 @@ static int write_json(FILE *f, const struct diff *d)
 static void write_csv(FILE *f, const struct diff *d)
 {
 	fputs("group,verdict,p,z", f);
-	for (int s = 0; s < NR_STATS; s++)
-		fprintf(f, ",%s_base,%s_new,%s_change_pct,%s_significant", stat_names[s],
-			stat_names[s], stat_names[s], stat_names[s]);
+	for (int s = 0; s < NR_STATS; s++) {
+		if (shown(d, s))
+			fprintf(f, ",%s_base,%s_new,%s_change_pct,%s_significant", stat_names[s],
+				stat_names[s], stat_names[s], stat_names[s]);
+	}
 	fputc('\n', f);
 	for (int i = 0; i < d->nrows; i++) {
 		const struct drow *r = &d->rows[i];
@@ -727,6 +768,8 @@ static void write_csv(FILE *f, const struct diff *d)
 		for (int s = 0; s < NR_STATS; s++) {
 			double p = pct(r->v[0][s], r->v[1][s]);
 
+			if (!shown(d, s))
+				continue;
 			fprintf(f, ",%.10g,%.10g,", r->v[0][s], r->v[1][s]);
 			if (!isinf(p))
 				fprintf(f, "%.2f", p);
@@ -741,9 +784,12 @@ static void write_csv(FILE *f, const struct diff *d)
 			csv_field(f, g->label);
 			fprintf(f, ",%s,,", k ? "new" : "gone");
 			for (int s = 0; s < NR_STATS; s++) {
-				double v = s == S_COUNT ? g->h.count : s == S_MEAN ? hist_mean(&g->h) :
+				double v = s == S_COUNT ? g->h.count : s == S_TOTAL ? g->total :
+					   s == S_SELF ? g->self : s == S_MEAN ? hist_mean(&g->h) :
 					   hist_quantile(&g->h, stat_q[s]);
 
+				if (!shown(d, s))
+					continue;
 				fprintf(f, k ? ",,%.10g,,0" : ",%.10g,,,0", v);
 			}
 			fputc('\n', f);
@@ -764,11 +810,15 @@ static void md_str(FILE *f, const char *s)
 static void write_markdown(FILE *f, const struct diff *d)
 {
 	fputs("| group | verdict | p |", f);
-	for (int s = 0; s < NR_STATS; s++)
-		fprintf(f, " %s |", stat_titles[s]);
+	for (int s = 0; s < NR_STATS; s++) {
+		if (shown(d, s))
+			fprintf(f, " %s |", stat_titles[s]);
+	}
 	fputs("\n|---|---|---|", f);
-	for (int s = 0; s < NR_STATS; s++)
-		fputs("---|", f);
+	for (int s = 0; s < NR_STATS; s++) {
+		if (shown(d, s))
+			fputs("---|", f);
+	}
 	fputc('\n', f);
 	for (int i = 0; i < d->nrows; i++) {
 		const struct drow *r = &d->rows[i];
@@ -784,6 +834,8 @@ static void write_markdown(FILE *f, const struct diff *d)
 		for (int s = 0; s < NR_STATS; s++) {
 			char c[96];
 
+			if (!shown(d, s))
+				continue;
 			fmt_cell(c, sizeof(c), d, r, s, " → ");
 			fprintf(f, " %s%s%s |", r->sig[s] ? "**" : "", c, r->sig[s] ? "**" : "");
 		}
@@ -797,8 +849,10 @@ static void write_markdown(FILE *f, const struct diff *d)
 			md_str(f, g->label[0] ? g->label : "(all)");
 			fprintf(f, " | %s | | count %llu |", k ? "new" : "gone",
 				(unsigned long long)g->h.count);
-			for (int s = 1; s < NR_STATS; s++)
-				fputs(" |", f);
+			for (int s = 1; s < NR_STATS; s++) {
+				if (shown(d, s))
+					fputs(" |", f);
+			}
 			fputc('\n', f);
 		}
 	}

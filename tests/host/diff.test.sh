@@ -198,3 +198,29 @@ test_diff_live_ab_and_aa() {
 	[ $((fp * 20)) -le $((n - 1)) ] || { fail "A/A: $fp of $((n - 1)) comparisons flagged something"; return; }
 	pass "A/B: nanosleep slower; A/A: $fp of $((n - 1)) flagged"
 }
+
+# func: calls, total and self per function, on a func measurement made from
+# a recorded one (each group's total = its sum, self = half); in NEW,
+# nanosleep is called twice as often with the same distribution.
+test_diff_func_totals() {
+	local mk='d["command"] = "func"; d["kind"] = "func"
+for g in d["groups"]: g["total"] = g["sum"]; g["self"] = g["sum"] // 2'
+	diff_edit "$DIFF_DATA/sleep1-a.json" "$mk" >"$TMP/f1.json"
+	diff_edit "$DIFF_DATA/sleep1-a.json" "$mk
+for g in d[\"groups\"]:
+    if g[\"by\"][\"syscall\"] == \"nanosleep\":
+        for k in (\"count\", \"sum\", \"total\", \"self\"): g[k] *= 2
+        for b in g[\"buckets\"]: b[2] *= 2" >"$TMP/f2.json"
+	"$KDIST" diff "$TMP/f1.json" "$TMP/f2.json" -o json >"$TMP/fd.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local got rc
+	got=$(json "$TMP/fd.json" '" ".join("%s:%s:%s:%s:%s" % (g["by"]["syscall"], g["verdict"], g["count"]["significant"], g["total"]["significant"], round(g["self"]["change_pct"])) for g in d["groups"] if g["count"]["change_pct"] or g["total"]["change_pct"])')
+	[ "$got" = "nanosleep:none:True:True:100" ] || { fail "got '$got'"; return; }
+	"$KDIST" diff "$TMP/f1.json" "$TMP/f2.json" --fail-on 'total>+50%' >/dev/null 2>&1; rc=$?
+	[ $rc = 1 ] || { fail "--fail-on total>+50%: exit $rc"; return; }
+	"$KDIST" diff "$TMP/f1.json" "$TMP/f2.json" --fail-on 'self>+50%' >/dev/null 2>&1; rc=$?
+	[ $rc = 2 ] || { fail "--fail-on self: exit $rc, expected 2 (no test)"; return; }
+	"$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$DIFF_DATA/sleep1-b.json" -o json | grep -q '"total"' &&
+		{ fail "total shown for a latency measurement"; return; }
+	pass "calls +100% and total +100% significant, distribution unchanged, self +100% shown"
+}

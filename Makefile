@@ -55,7 +55,7 @@ $(BUILD)/syscall_names.h: $(UNISTD) | $(BUILD)
 $(BUILD)/format.o: $(BUILD)/syscall_names.h
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 # Test workloads are plain programs with symbols kept for uprobes.
 $(BUILD)/tests/%: tests/workloads/%.c | $(BUILD)/tests

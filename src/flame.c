@@ -648,9 +648,53 @@ struct svg {
 	int maxdepth;
 	int base_y;		/* y of depth 0 */
 	bool icicle;
+	uint64_t base_total;	/* differential: the base's total, or 0 */
+	double max_delta;	/* differential: the largest change of a share */
 };
 
-static void svg_depth(struct svg *s, const struct fnode *n, int depth)
+/* The kid of base node b named like n, or NULL (kids are sorted). */
+static const struct fnode *base_kid(const struct fnode *b, const struct fnode *n)
+{
+	uint32_t lo = 0, hi = b ? b->nkids : 0;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		int c = strcmp(b->kids[mid]->name, n->name);
+
+		if (!c)
+			return b->kids[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Differential: the change of a frame's share, from base node b. */
+static double share_delta(const struct svg *s, const struct fnode *n, const struct fnode *b)
+{
+	return (double)n->total / (double)s->total -
+	       (b && s->base_total ? (double)b->total / (double)s->base_total : 0);
+}
+
+/* Reds for growth, blues for shrinking, saturating at the largest change;
+ * the square root keeps small changes visible. */
+static void delta_color(const struct svg *s, double delta, int rgb[3])
+{
+	double t = s->max_delta > 0 ? sqrt(fabs(delta) / s->max_delta) : 0;
+	int strong = 215 - (int)(175 * t);
+
+	if (fabs(delta) < 1e-12) {
+		rgb[0] = rgb[1] = rgb[2] = 215;
+		return;
+	}
+	rgb[0] = delta > 0 ? 255 : strong;
+	rgb[1] = strong;
+	rgb[2] = delta > 0 ? strong : 255;
+}
+
+static void svg_depth(struct svg *s, const struct fnode *n, const struct fnode *b, int depth)
 {
 	uint32_t i;
 
@@ -658,11 +702,14 @@ static void svg_depth(struct svg *s, const struct fnode *n, int depth)
 		return;
 	if (depth > s->maxdepth)
 		s->maxdepth = depth;
+	if (s->base_total && fabs(share_delta(s, n, b)) > s->max_delta)
+		s->max_delta = fabs(share_delta(s, n, b));
 	for (i = 0; i < n->nkids; i++)
-		svg_depth(s, n->kids[i], depth + 1);
+		svg_depth(s, n->kids[i], base_kid(b, n->kids[i]), depth + 1);
 }
 
-static void svg_frame(struct svg *s, const struct fnode *n, int depth,
+/* b: the same frame in the base of a differential graph, or NULL */
+static void svg_frame(struct svg *s, const struct fnode *n, const struct fnode *b, int depth,
 		      uint64_t offset)
 {
 	const char *name = n->name ? n->name : "all";
@@ -680,15 +727,20 @@ static void svg_frame(struct svg *s, const struct fnode *n, int depth,
 		y = s->base_y + depth * s->frame_height;
 	else
 		y = s->base_y - depth * s->frame_height;
-	frame_color(name, s->palette, rgb);
+	if (s->base_total)
+		delta_color(s, share_delta(s, n, b), rgb);
+	else
+		frame_color(name, s->palette, rgb);
 
 	fprintf(s->f, "<g class=\"f\" data-v=\"%" PRIu64 "\" data-o=\"%" PRIu64
 		"\" data-d=\"%d\"><title>", n->total, offset, depth);
 	put_xml(s->f, name, SIZE_MAX);
 	fprintf(s->f, " (%" PRIu64 "%s", n->total, *s->unit ? " " : "");
 	put_xml(s->f, s->unit, SIZE_MAX);
-	fprintf(s->f, ", %.2f%%)</title>",
-		100.0 * (double)n->total / (double)s->total);
+	fprintf(s->f, ", %.2f%%", 100.0 * (double)n->total / (double)s->total);
+	if (s->base_total)
+		fprintf(s->f, ", %+.2f points", 100.0 * share_delta(s, n, b));
+	fputs(")</title>", s->f);
 	fprintf(s->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 		"rx=\"2\" ry=\"2\" fill=\"rgb(%d,%d,%d)\"/>",
 		x, y, w, s->frame_height - 1, rgb[0], rgb[1], rgb[2]);
@@ -709,7 +761,7 @@ static void svg_frame(struct svg *s, const struct fnode *n, int depth,
 
 	o = offset;
 	for (i = 0; i < n->nkids; i++) {
-		svg_frame(s, n->kids[i], depth + 1, o);
+		svg_frame(s, n->kids[i], base_kid(b, n->kids[i]), depth + 1, o);
 		o += n->kids[i]->total;
 	}
 }
@@ -911,8 +963,9 @@ int flame_write_svg(const struct flame *fl, FILE *f,
 		s.icicle ? "Icicle Graph" : "Flame Graph";
 	subtitle = opts->subtitle && *opts->subtitle ? opts->subtitle : NULL;
 
+	s.base_total = opts->base ? opts->base->root.total : 0;
 	if (s.total)
-		svg_depth(&s, &fl->root, 0);
+		svg_depth(&s, &fl->root, opts->base ? &opts->base->root : NULL, 0);
 	top = subtitle ? 58 : 38;
 	bottom = s.font_size + 16;
 	height = top + (s.maxdepth + 1) * s.frame_height + bottom;
@@ -953,7 +1006,7 @@ int flame_write_svg(const struct flame *fl, FILE *f,
 
 	fputs("<g id=\"frames\">\n", f);
 	if (s.total)
-		svg_frame(&s, &fl->root, 0, 0);
+		svg_frame(&s, &fl->root, opts->base ? &opts->base->root : NULL, 0, 0);
 	fputs("</g>\n", f);
 
 	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n"

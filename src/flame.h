@@ -68,6 +68,11 @@ struct flame_svg_opts {
 	double min_width;	/* frames narrower (px) are not drawn [0.1] */
 	enum flame_palette palette;
 	bool icicle;		/* root at the top, growing down [root at bottom] */
+	/* A differential graph: the shape is fl's, each frame coloured by how
+	 * its share of the total changed from its share in base (the same
+	 * path; 0 where base lacks it): reds grew, blues shrank, grey held,
+	 * the strongest colour for the largest change.  [NULL: a palette] */
+	const struct flame *base;
 };
 
 /*

@@ -224,3 +224,51 @@ for g in d[\"groups\"]:
 		{ fail "total shown for a latency measurement"; return; }
 	pass "calls +100% and total +100% significant, distribution unchanged, self +100% shown"
 }
+
+# Folded stacks with known shares: BASE 200 samples (a 25 %, b 25 %, idle
+# 50 %), NEW 240 (a 37.5 %, b 12.5 %, idle 41.67 %, new 8.33 %).
+diff_folded_pair() {
+	printf 'main;work;a 50\nmain;work;b 50\nmain;idle 100\n' >"$TMP/f1.folded"
+	printf 'main;work;a 90\nmain;work;b 30\nmain;idle 100\nmain;new 20\n' >"$TMP/f2.folded"
+}
+
+test_diff_folded_top() {
+	diff_folded_pair
+	local got rc
+	got=$("$KDIST" diff "$TMP/f1.folded" "$TMP/f2.folded" --top 3 | tail -n +6 | awk '{print $1, $4}' | tr '\n' ' ')
+	[ "$got" = "+12.50% main;work;a -12.50% main;work;b +8.33% main;new " ] ||
+		{ fail "top 3: '$got'"; return; }
+	"$KDIST" diff "$TMP/f1.folded" "$DIFF_DATA/sleep1-a.json" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && grep -q "different formats" "$TMP/err" || { fail "folded vs JSON: exit $rc"; return; }
+	pass "a +12.5, b -12.5, new +8.33 points, in that order; folded vs JSON refused"
+}
+
+test_diff_folded_svg() {
+	diff_folded_pair
+	"$KDIST" diff "$TMP/f1.folded" "$TMP/f2.folded" -o svg --output "$TMP/d.svg" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	xmllint --noout "$TMP/d.svg" 2>"$TMP/xml.err" || { fail "not well-formed: $(head -2 "$TMP/xml.err")"; return; }
+	local fills
+	# a grew most (the strongest red), b shrank most (the strongest blue),
+	# work and main held (grey), idle shrank, new grew
+	fills=$(python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+f = dict(re.findall(r"<title>(\w+) \([^<]*</title><rect[^>]*fill=\"rgb\(([0-9,]+)\)\"", s))
+print(" ".join(f[k] for k in ("a", "b", "work", "idle", "new")))' "$TMP/d.svg")
+	[ "$fills" = "255,40,40 40,40,255 215,215,215 73,73,255 255,73,73" ] || { fail "fills: $fills"; return; }
+	grep -q 'red grew, blue shrank' "$TMP/d.svg" || { fail "no legend"; return; }
+	grep -q 'id="search"' "$TMP/d.svg" || { fail "no search"; return; }
+	local browser profile_dir colours
+	browser=$(command -v chromium || command -v chromium-browser) ||
+		{ skip "SVG is well-formed; no chromium to render it"; return; }
+	profile_dir=$(mktemp -d "$TMP/chromium.XXXXXX")
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$profile_dir" --screenshot="$TMP/d.png" --window-size=1200,400 \
+		"file://$TMP/d.svg" >/dev/null 2>&1
+	[ -s "$TMP/d.png" ] || { fail "chromium wrote no screenshot"; return; }
+	colours=$(png_colours "$TMP/d.png") || { fail "screenshot is not a readable PNG"; return; }
+	[ "$colours" -ge 10 ] || { fail "rendered with only $colours colours: blank?"; return; }
+	pass "well-formed; reds and blues as the shares changed; rendered with $colours colours"
+}

@@ -594,18 +594,18 @@ static void fmt_cell(char *buf, size_t n, const struct diff *d, const struct dro
 	snprintf(buf, n, "%s%s%s %s", a, arrow, b, p);
 }
 
-static void write_head(FILE *f, const struct diff *d, const char *pre)
+static void write_head(FILE *f, const struct diff *d)
 {
 	for (int k = 0; k < 2; k++) {
 		const struct dmeas *m = &d->m[k];
 
-		fprintf(f, "%s%-4s %s: %s, %d group%s, %.3f s", pre, k ? "NEW" : "BASE", m->path,
+		fprintf(f, "%-4s %s: %s, %d group%s, %.3f s", k ? "NEW" : "BASE", m->path,
 			m->command, m->n, m->n == 1 ? "" : "s", m->duration);
 		if (m->intervals > 1)
 			fprintf(f, " (%d intervals summed)", m->intervals);
 		fputc('\n', f);
 	}
-	fprintf(f, "%sMann-Whitney U on the histograms, alpha %g, min change %g%%\n", pre,
+	fprintf(f, "Mann-Whitney U on the histograms, alpha %g, min change %g%%\n",
 		d->alpha, d->min_change);
 }
 
@@ -615,7 +615,7 @@ static void write_text(FILE *f, const struct diff *d)
 		      !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
 	int w = 5;
 
-	write_head(f, d, "");
+	write_head(f, d);
 	for (int i = 0; i < d->nrows; i++) {
 		int l = strlen(d->rows[i].a->label);
 

@@ -184,16 +184,17 @@ diff_split() {
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-pids = sorted({g["by"]["pid"] for g in d["groups"] if g["by"]["syscall"] == "nanosleep" and g["count"] == 200})
+sk = [k for k in d["by"] if k != "pid"][0]
+pids = sorted({g["by"]["pid"] for g in d["groups"] if g["by"][sk] == "nanosleep" and g["count"] == 200})
 if len(pids) != 2:
     sys.exit("sleepers: %s" % pids)
 for pid, out in zip(pids, sys.argv[2:]):
-    e = dict(d, by=[k for k in d["by"] if k != "pid"], groups=[])
+    e = dict(d, by=["syscall"], groups=[])
     for g in d["groups"]:
         if g["by"]["pid"] == pid:
-            g = dict(g, by={k: v for k, v in g["by"].items() if k != "pid"})
-            if "values" in g:
-                g["values"] = {k: v for k, v in g["values"].items() if k != "pid"}
+            g = dict(g, by={"syscall": g["by"][sk]})
+            if sk in g.get("values", {}):
+                g["values"] = {"syscall": g["values"][sk]}
             e["groups"].append(g)
     json.dump(e, open(out, "w"))' "$@"
 }

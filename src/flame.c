@@ -86,15 +86,15 @@ static int name_cmp(const char *stored, const char *raw)
 	}
 }
 
-static struct fnode *get_kid(struct flame *fl, struct fnode *n, const char *raw)
+/* The kid of n named name, or NULL with *at where it would go (kids are
+ * sorted).  name may be raw or stored: a stored name folds to itself. */
+static struct fnode *find_kid(const struct fnode *n, const char *name, uint32_t *at)
 {
 	uint32_t lo = 0, hi = n->nkids;
-	struct fnode *k;
-	char *p;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int c = name_cmp(n->kids[mid]->name, raw);
+		int c = name_cmp(n->kids[mid]->name, name);
 
 		if (!c)
 			return n->kids[mid];
@@ -103,6 +103,19 @@ static struct fnode *get_kid(struct flame *fl, struct fnode *n, const char *raw)
 		else
 			hi = mid;
 	}
+	*at = lo;
+	return NULL;
+}
+
+static struct fnode *get_kid(struct flame *fl, struct fnode *n, const char *raw)
+{
+	struct fnode *k;
+	uint32_t lo;
+	char *p;
+
+	k = find_kid(n, raw, &lo);
+	if (k)
+		return k;
 
 	if (n->nkids == n->kcap) {
 		uint32_t cap = n->kcap ? n->kcap * 2 : 4;
@@ -655,20 +668,9 @@ struct svg {
 /* The kid of base node b named like n, or NULL (kids are sorted). */
 static const struct fnode *base_kid(const struct fnode *b, const struct fnode *n)
 {
-	uint32_t lo = 0, hi = b ? b->nkids : 0;
+	uint32_t at;
 
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		int c = strcmp(b->kids[mid]->name, n->name);
-
-		if (!c)
-			return b->kids[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return b ? find_kid(b, n->name, &at) : NULL;
 }
 
 /* Differential: the change of a frame's share, from base node b. */

@@ -129,3 +129,53 @@ bt_val() {
 	v=$(sed -n "s/^@$2: \([0-9]*\)$/\1/p" "$1")
 	echo "${v:-0}"
 }
+
+# svg_shot SVG PNG W,H: a screenshot of SVG drawn by headless Chromium.
+# 0 when written, 1 when Chromium wrote nothing, 2 when there is none.
+svg_shot() {
+	local browser dir
+	browser=$(command -v chromium || command -v chromium-browser) || return 2
+	dir=$(mktemp -d "$TMP/chromium.XXXXXX")
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$dir" --screenshot="$2" --window-size="$3" "file://$1" >/dev/null 2>&1
+	[ -s "$2" ]
+}
+
+# png_colours FILE: number of distinct RGB(A) pixels of a PNG (8-bit).
+png_colours() {
+	python3 -c '
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+assert depth == 8 and ctype in (2, 6)
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, colours, i = bytearray(stride), set(), 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b = prev[x]
+        c = prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    colours.update(bytes(line[x:x + bpp]) for x in range(0, stride, bpp))
+    prev = line
+print(len(colours))' "$1"
+}

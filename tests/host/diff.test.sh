@@ -287,15 +287,10 @@ print(" ".join(f[k] for k in ("a", "b", "work", "idle", "new")))' "$TMP/d.svg")
 	[ "$fills" = "255,40,40 40,40,255 215,215,215 73,73,255 255,73,73" ] || { fail "fills: $fills"; return; }
 	grep -q 'red grew, blue shrank' "$TMP/d.svg" || { fail "no legend"; return; }
 	grep -q 'id="search"' "$TMP/d.svg" || { fail "no search"; return; }
-	local browser profile_dir colours
-	browser=$(command -v chromium || command -v chromium-browser) ||
-		{ skip "SVG is well-formed; no chromium to render it"; return; }
-	profile_dir=$(mktemp -d "$TMP/chromium.XXXXXX")
-	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$profile_dir" --screenshot="$TMP/d.png" --window-size=1200,400 \
-		"file://$TMP/d.svg" >/dev/null 2>&1
-	[ -s "$TMP/d.png" ] || { fail "chromium wrote no screenshot"; return; }
+	local rc colours
+	svg_shot "$TMP/d.svg" "$TMP/d.png" 1200,400; rc=$?
+	[ $rc = 2 ] && { skip "SVG is well-formed; no chromium to render it"; return; }
+	[ $rc = 0 ] || { fail "chromium wrote no screenshot"; return; }
 	colours=$(png_colours "$TMP/d.png") || { fail "screenshot is not a readable PNG"; return; }
 	[ "$colours" -ge 10 ] || { fail "rendered with only $colours colours: blank?"; return; }
 	pass "well-formed; reds and blues as the shares changed; rendered with $colours colours"

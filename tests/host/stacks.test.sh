@@ -208,59 +208,14 @@ test_stacks_pair_by_ustack_callers() {
 	pass "work() from caller_a 150, from caller_b 50, symbolized after the workload exited"
 }
 
-# png_colours FILE: number of distinct RGB(A) pixels of a PNG (8-bit).
-png_colours() {
-	python3 -c '
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n"
-pos, idat = 8, b""
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-assert depth == 8 and ctype in (2, 6)
-bpp = 3 if ctype == 2 else 4
-raw, stride = zlib.decompress(idat), w * bpp
-prev, colours, i = bytearray(stride), set(), 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b = prev[x]
-        c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    colours.update(bytes(line[x:x + bpp]) for x in range(0, stride, bpp))
-    prev = line
-print(len(colours))' "$1"
-}
-
 test_stacks_svg_wellformed_and_drawn() {
 	run_stacks prof.svg profile -F 499 -o svg -- "$WL/hotspots" 100 || return
 	xmllint --noout "$TMP/prof.svg" 2>"$TMP/xml.err" || { fail "not well-formed: $(head -2 "$TMP/xml.err")"; return; }
 	grep -q 'hot_three' "$TMP/prof.svg" || { fail "hot_three not drawn"; return; }
-	local browser
-	browser=$(command -v chromium || command -v chromium-browser) ||
-		{ skip "SVG is well-formed; no chromium to render it (scripts/deps.sh installs it)"; return; }
-	local profile_dir
-	profile_dir=$(mktemp -d "$TMP/chromium.XXXXXX")
-	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$profile_dir" --screenshot="$TMP/prof.png" --window-size=1200,800 \
-		"file://$TMP/prof.svg" >/dev/null 2>&1
-	[ -s "$TMP/prof.png" ] || { fail "chromium wrote no screenshot"; return; }
-	local colours
+	local rc colours
+	svg_shot "$TMP/prof.svg" "$TMP/prof.png" 1200,800; rc=$?
+	[ $rc = 2 ] && { skip "SVG is well-formed; no chromium to render it (scripts/deps.sh installs it)"; return; }
+	[ $rc = 0 ] || { fail "chromium wrote no screenshot"; return; }
 	colours=$(png_colours "$TMP/prof.png") || { fail "screenshot is not a readable PNG"; return; }
 	[ "$colours" -ge 50 ] || { fail "rendered with only $colours colours: blank?"; return; }
 	pass "well-formed, rendered by chromium with $colours distinct colours"

@@ -556,9 +556,6 @@ static const char *verdict_word(int v)
 /* A value as text: times in their own unit, others with the measurement's. */
 static void fmt_val(char *buf, size_t n, const struct diff *d, int s, double v)
 {
-	double div = 1;
-	const char *u;
-
 	if (s == S_COUNT) {
 		snprintf(buf, n, d->rates ? "%.4g/s" : "%.0f", v);
 		return;
@@ -567,9 +564,7 @@ static void fmt_val(char *buf, size_t n, const struct diff *d, int s, double v)
 		snprintf(buf, n, "%.4g %s", v, d->m[0].unit);
 		return;
 	}
-	u = unit_auto(v);
-	unit_parse(u, &div);
-	snprintf(buf, n, "%.4g%s", v / div, u);
+	fmt_time(buf, n, v);
 }
 
 static void fmt_pct(char *buf, size_t n, double a, double b)

@@ -232,5 +232,7 @@ void csv_field(FILE *f, const char *s);
 /* Time units: "ns", "us", "ms", "s" and their divisors. */
 int unit_parse(const char *s, double *div);
 const char *unit_auto(double ns);
+/* "1.135ms": ns in the unit unit_auto() picks, 4 significant digits. */
+void fmt_time(char *buf, size_t len, double ns);
 
 #endif

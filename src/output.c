@@ -149,7 +149,7 @@ static const char *pick_unit(const struct measurement *m, const struct view_opts
 	return u;
 }
 
-static void fmt_time(char *buf, size_t len, double ns)
+void fmt_time(char *buf, size_t len, double ns)
 {
 	const char *u = unit_auto(ns);
 	double div = 1;

@@ -54,6 +54,17 @@ $(BUILD)/syscall_names.h: $(UNISTD) | $(BUILD)
 	sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/[\2] = "\1",/p' $< > $@
 $(BUILD)/format.o: $(BUILD)/syscall_names.h
 
+# The HTML view's style and script, kept readable in src/, as C strings.
+EMBED = sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/'
+$(BUILD)/report_assets.h: src/report.css src/report.js | $(BUILD)
+	{ echo 'static const char report_css[] ='; $(EMBED) src/report.css; echo ';'; \
+	  echo 'static const char report_js[] ='; $(EMBED) src/report.js; echo ';'; } > $@
+$(BUILD)/html.o $(BUILD)/asan/html.o: $(BUILD)/report_assets.h
+
+# kdist serve exports it as kdist_build_info{version}.
+KDIST_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/serve.o: CFLAGS += -DKDIST_VERSION='"$(KDIST_VERSION)"'
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
@@ -82,6 +93,12 @@ check-host: all
 	@tests/host/run.sh
 check-vm: all
 	@tests/vm/run.sh
+
+# docs/testing.md's command matrix, from the result lines of the last host
+# and VM runs (build/matrix/*.tsv; make check writes them)
+.PHONY: matrix-doc
+matrix-doc:
+	@scripts/matrix-table.py docs/testing.md $(BUILD)/matrix/host.tsv $(BUILD)/matrix/6.1.tsv $(BUILD)/matrix/6.12.tsv
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -5,20 +5,24 @@
  * the man page and bash completion are all made from these tables.
  */
 #include "cli.h"
+#include "func.h"
 #include "util.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const struct command *const recipe_commands[];
 
 static const struct command *const commands[] = {
 	&cmd_pair, &cmd_list, &cmd_probe,
 	&cmd_profile, &cmd_offcpu, &cmd_wakeup,
-	&cmd_func, &cmd_diff,
+	&cmd_func, &cmd_trace, &cmd_diff, &cmd_report,
+	&cmd_serve,
 };
 
 const struct command *cli_command(int i)
@@ -80,14 +84,21 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_BY] = { "by", 0, "KEYS", "group by comm,pid,tid,cpu,cgroup,FIELD[:ksym]" },
 	[O_KEY] = { "key", 0, "FIELDS", "match START to END by FIELD[=END_FIELD],... (default: thread)" },
 	[O_UNIT] = { "unit", 0, "UNIT", "time unit: ns, us, ms or s (default: chosen)", "ns us ms s" },
-	[O_FORMAT] = { "format", 'o', "FMT", "text, json, csv, folded, svg or markdown (diff)",
-		       "text json csv folded svg markdown" },
+	[O_FORMAT] = { "format", 'o', "FMT", "text, json, csv, folded, svg, html or markdown (diff)",
+		       "text json csv folded svg html markdown" },
 	[O_OUTPUT] = { "output", 0, "FILE", "write to FILE instead of stdout", "@file" },
 	[O_HIST] = { "hist", 0, NULL, "a histogram per group where the default is a table" },
 	[O_SORT] = { "sort", 0, "KEY", "order groups by total, count, self or key", "total count self key" },
 	[O_TOP] = { "top", 0, "N", "show the first N groups only" },
 	[O_LINEAR] = { "linear", 0, "MIN,MAX,STEP", "linear buckets for a value distribution" },
 	[O_MAX_GROUPS] = { "max-groups", 0, "N", "size of the in-kernel group table" },
+	[O_HEATMAP] = { "heatmap", 0, NULL, "with -i and text: a heatmap of the intervals so far" },
+	[O_IF] = { "if", 0, "COND", "only events where FIELD OP VALUE && ... (OP: == != < <= > >= &)" },
+	[O_SLOWER_THAN] = { "slower-than", 0, "DURATION", "print each event slower than DURATION (e.g. 20ms) as it happens" },
+	[O_STACK] = { "stack", 0, NULL, "with --slower-than: the kernel and user stack of the START (--stack end: of the END)" },
+	[O_FIELDS] = { "fields", 0, "FIELDS", "the record's fields to print, e.g. ret,filename (default: all)" },
+	[O_MAX_RATE] = { "max-rate", 0, "N/s", "print at most N events a second, count the others" },
+	[O_MAX_BUCKETS] = { "max-buckets", 0, "N", "in-kernel histogram buckets per CPU, all functions together (default 64 per function)" },
 	[O_FREQUENCY] = { "frequency", 'F', "HZ", "samples per second and CPU (default 99)" },
 	[O_STATE] = { "state", 0, "STATES", "blocks in these states: R,S,D,I,T or any (default)",
 		      "R S D I T any" },
@@ -96,6 +107,10 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_ALPHA] = { "alpha", 0, "P", "significance level of a change (default 0.01)" },
 	[O_MIN_CHANGE] = { "min-change", 0, "PCT", "smallest change in percent called significant (default 5)" },
 	[O_FAIL_ON] = { "fail-on", 0, "RULES", "exit 1 on a significant change past STAT>+PCT% or STAT<-PCT%, ..." },
+	[O_MEASURE] = { "measure", 0, "SPEC", "serve this measurement: '[name=NAME:] COMMAND ARGS...' (repeatable)" },
+	[O_CONFIG] = { "config", 0, "FILE", "serve the measurements of FILE, one per line; SIGHUP re-reads it", "@file" },
+	[O_LISTEN] = { "listen", 0, "ADDR:PORT", "serve HTTP on ADDR:PORT (default 127.0.0.1:9669)" },
+	[O_BUCKETS] = { "buckets", 0, "LIST", "latency histogram bounds in seconds, e.g. 0.001,0.01,0.1 (default: log2)" },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
@@ -195,19 +210,140 @@ void cli_usage(FILE *f, const struct command *c)
 		fprintf(f, "\n`kdist COMMAND --help` lists the options of one command.\n");
 	}
 	if (!c || !c->run)
-		fprintf(f, "\nEvents: CATEGORY:NAME (tracepoint), k:FUNC, kr:FUNC, u:PATH:SYMBOL, ur:PATH:SYMBOL.\n");
+		fprintf(f, "\nEvents: CATEGORY:NAME (tracepoint), k:FUNC, kr:FUNC (fentry:, fexit:, kprobe:, kretprobe: insist on a method), u:PATH:SYMBOL, ur:PATH:SYMBOL.\n");
 }
 
-static int parse_num(const char *s, double *out, const char *what, double min)
+/* Bounds of every numeric option, checked by one parser.  max 0: a bound
+ * read from the kernel (max_of). */
+static const struct num_bound {
+	double min, max;
+	bool integer;
+} num_bounds[NR_OPTS] = {
+	[O_PID] = { 1, 4194304, true },		/* PID_MAX_LIMIT */
+	[O_TID] = { 1, 4194304, true },
+	[O_DURATION] = { 0.001, MAX_SECONDS },
+	[O_INTERVAL] = { 0.01, MAX_SECONDS },
+	[O_COUNT] = { 1, 1e9, true },
+	[O_TOP] = { 1, 1e9, true },
+	[O_MAX_GROUPS] = { 1, MAX_GROUPS_LIMIT, true },
+	[O_MAX_BUCKETS] = { 1, FUNC_MAX_PAGES * FUNC_PAGE_SLOTS, true },
+	[O_FREQUENCY] = { 1, 0, true },
+	[O_MIN_US] = { 0, MAX_SECONDS * 1e6 },
+	[O_MAX_US] = { 0, MAX_SECONDS * 1e6 },
+	[O_ALPHA] = { 1e-12, 0.999 },
+	[O_MIN_CHANGE] = { 0, 1e6 },
+};
+
+/* -F: at most what the kernel lets a perf event sample. */
+static double max_of(int id)
 {
+	char *text;
+	double max = 100000;	/* the kernel's default */
+
+	if (id == O_FREQUENCY && !read_file("/proc/sys/kernel/perf_event_max_sample_rate", &text, NULL)) {
+		max = strtod(text, NULL);
+		free(text);
+	}
+	return max;
+}
+
+/* The value of numeric option id, within its bounds: 0 or -EINVAL, said. */
+static int parse_num(int id, const char *s, double *out)
+{
+	const struct num_bound *b = &num_bounds[id];
+	double max = b->max ? b->max : max_of(id);
 	char *end;
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || *out < min) {
-		kd_err("bad %s '%s': expected a number >= %g", what, s, min);
+	if (errno || end == s || *end || !isfinite(*out) || *out < b->min || *out > max ||
+	    (b->integer && *out != floor(*out))) {
+		kd_err("bad --%s '%s': expected %s from %g to %.15g", cli_opts[id].name, s,
+		       b->integer ? "an integer" : "a number", b->min, max);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* A list option (--by, --key): names, none empty, none twice; a built-in
+ * number (pid, tid, cpu, cgroup) or comm takes no formatter that would
+ * read it as something else. */
+static int check_list(int id, const char *arg)
+{
+	static const char *const builtins[] = { "pid", "tid", "cpu", "cgroup", "comm" };
+	const char *s = arg;
+
+	while (*s) {
+		size_t len = strcspn(s, ","), nlen = strcspn(s, ":,");
+		const char *dup = s;
+
+		if (!len) {
+			kd_err("bad --%s '%s': empty name", cli_opts[id].name, arg);
+			return -EINVAL;
+		}
+		while ((dup = strstr(dup + 1, ",")) && dup[1]) {
+			if (!strncmp(dup + 1, s, len) && strcspn(dup + 1, ",") == len) {
+				kd_err("bad --%s '%s': '%.*s' given twice", cli_opts[id].name, arg,
+				       (int)len, s);
+				return -EINVAL;
+			}
+		}
+		for (size_t i = 0; id == O_BY && nlen < len && i < ARRAY_SIZE(builtins); i++) {
+			const char *f = s + nlen + 1;
+			size_t flen = len - nlen - 1;
+
+			if (strlen(builtins[i]) != nlen || strncmp(s, builtins[i], nlen))
+				continue;
+			if (i == 4 || ((flen != 3 || strncmp(f, "hex", 3)) &&
+				       (flen != 3 || strncmp(f, "dec", 3)))) {
+				kd_err("bad --by '%.*s': %s is %s, not a value to format as :%.*s",
+				       (int)len, s, builtins[i], i == 4 ? "a name" : "a number",
+				       (int)flen, f);
+				return -EINVAL;
+			}
+		}
+		s += len + (s[len] == ',');
+		if (s[-1] == ',' && !*s) {
+			kd_err("bad --%s '%s': empty name", cli_opts[id].name, arg);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* "bad --pid '7': no such process" before anything is loaded. */
+static int check_task(int id, pid_t pid)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (access(path, F_OK)) {
+		kd_err("bad --%s '%d': no such %s", cli_opts[id].name, pid,
+		       id == O_PID ? "process" : "thread");
+		return -ESRCH;
+	}
+	return 0;
+}
+
+/* "20ms", "1.5s", "250us", "900ns": a duration with its unit. */
+static int duration_parse(const char *s, uint64_t *ns, const char *what)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	double v, div = 0;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(end, units[i].unit))
+			div = units[i].ns;
+	if (errno || end == s || !(v > 0) || !div || v * div >= 1e19) {
+		kd_err("bad %s '%s': expected a duration such as 20ms (units ns, us, ms, s)", what, s);
+		return -EINVAL;
+	}
+	*ns = (uint64_t)(v * div + 0.5);
 	return 0;
 }
 
@@ -225,18 +361,21 @@ static int opt_id_of(int val)
 /* One option's value into o.  0 or -EINVAL after saying why. */
 static int set_option(int id, const char *arg, const struct command *c, struct options *o)
 {
-	double d;
+	double d = 0;
 	int err = 0;
 
+	if (cli_opts[id].arg && !arg[0]) {
+		kd_err("bad --%s '': empty", cli_opts[id].name);
+		return -EINVAL;
+	}
+	if (num_bounds[id].max || id == O_FREQUENCY) {
+		err = parse_num(id, arg, &d);
+		if (err)
+			return err;
+	}
 	switch (id) {
-	case O_PID:
-	case O_TID:
-		err = parse_num(arg, &d, cli_opts[id].name, 1);
-		if (id == O_PID)
-			o->pid = d;
-		else
-			o->tid = d;
-		break;
+	case O_PID: o->pid = d; return check_task(id, o->pid);
+	case O_TID: o->tid = d; return check_task(id, o->tid);
 	case O_COMM:
 		if (strlen(arg) > 15) {
 			kd_err("bad --comm '%s': at most 15 characters", arg);
@@ -245,15 +384,21 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		snprintf(o->comm, sizeof(o->comm), "%s", arg);
 		break;
 	case O_CGROUP: o->cgroup = arg; break;
-	case O_CMD: o->cmd = arg; break;
-	case O_DURATION: err = parse_num(arg, &o->duration, "duration", 0.001); break;
-	case O_INTERVAL: err = parse_num(arg, &o->interval, "interval", 0.01); break;
-	case O_COUNT:
-		err = parse_num(arg, &d, "count", 1);
-		o->count = d;
+	case O_CMD:
+		if (!arg[strspn(arg, " \t\n")]) {
+			kd_err("bad --cmd '%s': no command", arg);
+			return -EINVAL;
+		}
+		o->cmd = arg;
 		break;
-	case O_BY: o->by = arg; break;
-	case O_KEY: o->key = arg; break;
+	case O_DURATION: o->duration = d; break;
+	case O_INTERVAL: o->interval = d; break;
+	case O_COUNT: o->count = d; break;
+	case O_BY:
+	case O_KEY:
+		err = check_list(id, arg);
+		*(id == O_BY ? &o->by : &o->key) = arg;
+		break;
 	case O_UNIT:
 		err = unit_parse(arg, &d);
 		o->view.unit = arg;
@@ -261,45 +406,67 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_FORMAT: err = output_parse_format(arg, &o->view.format); break;
 	case O_OUTPUT: o->output = arg; break;
 	case O_HIST: o->view.hist = true; break;
+	case O_HEATMAP: o->view.heatmap = true; break;
 	case O_SORT:
 		if (strcmp(arg, "total") && strcmp(arg, "count") && strcmp(arg, "self") &&
 		    strcmp(arg, "key")) {
 			kd_err("bad --sort '%s': expected total, count, self or key", arg);
 			return -EINVAL;
 		}
+		if (!strcmp(arg, "self") && c != &cmd_func) {
+			kd_err("bad --sort 'self': only func measures self time");
+			return -EINVAL;
+		}
 		o->view.sort = arg;
 		break;
-	case O_TOP:
-		err = parse_num(arg, &d, "top", 1);
-		o->view.top = d;
-		break;
+	case O_TOP: o->view.top = d; break;
 	case O_LINEAR:
 		o->linear = arg;
 		err = linear_parse(arg, &o->view.linear);
 		break;
-	case O_MAX_GROUPS:
-		err = parse_num(arg, &d, "max-groups", 1);
-		o->max_groups = d;
+	case O_MAX_GROUPS: o->max_groups = d; break;
+	case O_FREQUENCY: o->freq = d; break;
+	case O_IF: o->cond = arg; break;
+	case O_SLOWER_THAN:
+		err = duration_parse(arg, &o->slower_ns, "--slower-than");
 		break;
-	case O_FREQUENCY:
-		err = parse_num(arg, &d, "frequency", 1);
-		o->freq = d;
-		break;
-	case O_STATE: o->state = arg; break;
-	case O_MIN_US: err = parse_num(arg, &o->min_us, "min-us", 0); break;
-	case O_MAX_US: err = parse_num(arg, &o->max_us, "max-us", 0); break;
-	case O_ALPHA:
-		err = parse_num(arg, &o->alpha, "alpha", 1e-12);
-		if (!err && o->alpha >= 1) {
-			kd_err("bad alpha '%s': expected a number between 0 and 1", arg);
-			err = -EINVAL;
+	case O_STACK: o->stack = 1; break;
+	case O_FIELDS: o->fields = arg; break;
+	case O_MAX_RATE: {
+		char *end;
+
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || end == arg || (*end && strcmp(end, "/s")) || !(d >= 1) || d > 1e12 ||
+		    d != floor(d)) {
+			kd_err("bad --max-rate '%s': expected N/s, N an integer from 1", arg);
+			return -EINVAL;
 		}
+		o->max_rate = d;
 		break;
+	}
+	case O_MAX_BUCKETS: o->max_buckets = d; break;
+	case O_STATE: o->state = arg; break;
+	case O_MIN_US: o->min_us = d; break;
+	case O_MAX_US: o->max_us = d; break;
+	case O_ALPHA: o->alpha = d; break;
 	case O_MIN_CHANGE:
-		err = parse_num(arg, &o->min_change, "min-change", 0);
+		o->min_change = d;
 		o->min_change_set = true;
 		break;
 	case O_FAIL_ON: o->fail_on = arg; break;
+	case O_MEASURE: {
+		char **m = realloc(o->measures, (o->nmeasures + 1) * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		o->measures = m;
+		m[o->nmeasures++] = (char *)arg;
+		break;
+	}
+	case O_CONFIG: o->config = arg; break;
+	case O_LISTEN: o->listen = arg; break;
+	case O_BUCKETS: o->buckets = arg; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
 		cli_usage(stdout, c);
@@ -370,6 +537,10 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		err = set_option(id, optarg, c, o);
 		if (err)
 			return err;
+		/* --stack takes an optional word: start (the default) or end */
+		if (id == O_STACK && optind < argc &&
+		    (!strcmp(argv[optind], "start") || !strcmp(argv[optind], "end")))
+			o->stack = strcmp(argv[optind++], "end") ? 1 : 2;
 	}
 	if (o->cmd && o->argv) {
 		kd_err("bad workload: give -c 'CMD' or -- CMD ARGS, not both");
@@ -379,8 +550,24 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		kd_err("bad filter: a workload is traced alone; -p, --tid and --cgroup do not apply");
 		return -EINVAL;
 	}
+	if (o->nargs && !c->args[0]) {
+		kd_err("bad arguments: '%s' takes none ('%s')", c->name, o->args[0]);
+		return -EINVAL;
+	}
+	if (o->view.heatmap && (!o->interval || o->view.format != OUT_TEXT)) {
+		kd_err("bad option: --heatmap is for the text view with -i SECONDS");
+		return -EINVAL;
+	}
 	if (o->count && !o->interval) {
 		kd_err("bad option: -n COUNT needs -i SECONDS");
+		return -EINVAL;
+	}
+	if (o->stack && !o->slower_ns) {
+		kd_err("bad option: --stack needs --slower-than DURATION");
+		return -EINVAL;
+	}
+	if ((o->slower_ns || !strcmp(c->name, "trace")) && o->view.format > OUT_CSV) {
+		kd_err("bad option: events are printed as text, json or csv lines, not in this -o format");
 		return -EINVAL;
 	}
 	if ((set & OPT(MAX_GROUPS)) && !o->max_groups)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every kdist BPF object shares (pair, func, profile, offcpu): the loss
- * counters and drop(), the lookup-or-init of a map value, and the stack map
- * of STACK_DEPTH frames.  The user side of each piece is engine.c: it reads
+ * counters and drop(), the lookup-or-init of a map value, the hand-over of
+ * events whose group could not be created (spill.h), and the stack map of
+ * STACK_DEPTH frames.  The user side of each piece is engine.c: it reads
  * the map named `drops` by the names the command gives its entries.
  * Each including object gets its own copy of the maps.
  */
@@ -10,10 +11,19 @@
 #define KDIST_COMMON_BPF_H
 
 #include "stacks.h"	/* STACK_DEPTH, shared with the user side */
+#include "spill.h"
 
-/* Entries of `drops`: at least any command's number of loss reasons
- * (NR_DROPS, NR_FDROPS, NR_SDROPS); user space reads the ones it names. */
-#define KD_MAX_DROPS 8
+/* errno values the helpers return (vmlinux.h has no macros) */
+#ifndef E2BIG
+#define E2BIG 7
+#endif
+#ifndef ENOMEM
+#define ENOMEM 12
+#endif
+#ifndef EEXIST
+#define EEXIST 17
+#endif
+
 
 /* Every way an event is lost is counted, per CPU, never silently. */
 struct {
@@ -47,6 +57,47 @@ static __always_inline void *lookup_or_init(void *map, const void *key, const vo
 		return v;
 	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
 	return bpf_map_lookup_elem(map, key);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SPILL_RING_BYTES);
+} spill SEC(".maps");
+
+/* The group value of key in a group table, created from init if missing.
+ * NULL when it cannot be had: *full says whether the table holds its
+ * --max-groups (the event is lost, a bound the user set) or the kernel had
+ * no memory for it right now (the event goes to spill_event()). */
+static __always_inline void *group_value(void *map, const void *key, const void *init,
+					 bool *full)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+	long err;
+
+	if (v)
+		return v;
+	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(map, key);
+	*full = !v && err == -E2BIG;
+	return v;
+}
+
+/* Hand an event of group key (key_size: a constant) to user space (spill.h). */
+static __always_inline void spill_event(const void *key, __u32 key_size, __u64 value,
+					__u64 self, __u32 nested)
+{
+	struct spill_head *r = bpf_ringbuf_reserve(&spill, sizeof(*r) + key_size, 0);
+
+	if (!r) {
+		drop(KD_DROP_SPILL);
+		return;
+	}
+	r->value = value;
+	r->self = self;
+	r->nested = nested;
+	r->key_size = key_size;
+	__builtin_memcpy(r + 1, key, key_size);
+	bpf_ringbuf_submit(r, 0);
 }
 
 /* A stack trace map of STACK_DEPTH frames per entry, max_entries resized

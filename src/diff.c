@@ -7,6 +7,8 @@
  */
 #include "diffstat.h"
 #include "flame.h"
+#include "html.h"
+#include "jsondoc.h"
 #include "kdist.h"
 #include "util.h"
 
@@ -271,49 +273,30 @@ static int add_doc(struct dmeas *m, json_t *doc)
 	return 0;
 }
 
+struct pick {
+	struct dmeas *m;
+	int interval;	/* > 0: only the document of this interval */
+};
+
+static int pick_doc(void *ctx, json_t *doc, const char *text, size_t len)
+{
+	struct pick *p = ctx;
+
+	if (p->interval && json_integer_value(json_object_get(doc, "interval")) != p->interval)
+		return 0;
+	return add_doc(p->m, doc);
+}
+
 /* Every document of PATH (one, or JSON Lines from -i), or only the one of
  * interval `pick` (> 0). */
 static int read_meas(struct dmeas *m, const char *path, int pick)
 {
-	char *text = NULL;
-	size_t len = 0, at = 0;
-	int err, seen = 0;
+	struct pick p = { m, pick };
+	int err;
 
 	m->path = path;
-	err = read_file(path, &text, &len);
-	if (err) {
-		kd_err("failed to read %s: %s", path, strerror(-err));
-		return err;
-	}
-	while (!err) {
-		json_error_t je;
-		json_t *doc;
-
-		while (at < len && strchr(" \t\r\n", text[at]))
-			at++;
-		if (at >= len)
-			break;
-		doc = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, &je);
-		if (!doc) {
-			int line = je.line;
-
-			for (size_t i = 0; i < at; i++)
-				line += text[i] == '\n';
-			kd_err("bad measurement %s: line %d: %s", path, line, je.text);
-			err = -EINVAL;
-			break;
-		}
-		at += je.position;
-		seen++;
-		if (!pick || json_integer_value(json_object_get(doc, "interval")) == pick)
-			err = add_doc(m, doc);
-		json_decref(doc);
-	}
-	free(text);
-	if (!err && !seen) {
-		kd_err("bad measurement %s: empty", path);
-		err = -EINVAL;
-	} else if (!err && !m->intervals) {
+	err = json_docs_read(path, 0, pick_doc, &p);
+	if (!err && !m->intervals) {
 		kd_err("bad --interval %d: %s has no such interval", pick, path);
 		err = -EINVAL;
 	}
@@ -383,18 +366,31 @@ static double pct(double a, double b)
 }
 
 /* A statistic's change is significant when the test says NEW's values tend
- * to be larger (or smaller), and it goes that way, by at least --min-change
- * and by more than the histogram can resolve there (a bucket's width; none
- * for the exact mean). */
+ * to be larger (or smaller), the statistic goes that way by at least
+ * --min-change, and the two estimates are apart by more than their own
+ * uncertainty: for a percentile, the confidence intervals of the quantile
+ * in BASE and NEW do not overlap (which also takes in the buckets' width,
+ * and leaves a percentile with too few values beyond it unjudged); for the
+ * mean, the difference exceeds its standard error times the critical z. */
 static void judge_dist(struct diff *d, struct drow *r)
 {
-	for (int s = S_MEAN; s < NR_STATS; s++) {
-		double a = r->v[0][s], b = r->v[1][s], res = 0;
+	const struct hist *ha = &r->a->h, *hb = &r->b->h;
+	double z = z_critical(d->alpha);
 
-		if (s != S_MEAN)
-			res = fmax(hist_resolution(a), hist_resolution(b));
-		r->sig[s] = (b - a) * r->t.z > 0 && fabs(pct(a, b)) >= d->min_change &&
-			    fabs(b - a) > res;
+	for (int s = S_MEAN; s < NR_STATS; s++) {
+		double a = r->v[0][s], b = r->v[1][s];
+		bool apart;
+
+		if (s == S_MEAN) {
+			apart = fabs(b - a) > z * hypot(mean_stderr(ha), mean_stderr(hb));
+		} else {
+			double alo, ahi, blo, bhi;
+
+			quantile_ci(ha, stat_q[s], z, &alo, &ahi);
+			quantile_ci(hb, stat_q[s], z, &blo, &bhi);
+			apart = b > a ? blo > ahi : alo > bhi;
+		}
+		r->sig[s] = (b - a) * r->t.z > 0 && fabs(pct(a, b)) >= d->min_change && apart;
 		if (r->sig[s])
 			r->verdict = r->t.z > 0 ? 1 : -1;
 	}
@@ -743,6 +739,25 @@ static int write_json(FILE *f, const struct diff *d)
 	return err ? -EIO : 0;
 }
 
+/* The page of the comparison: its JSON, drawn by html.c's page. */
+static int write_html(FILE *f, const struct diff *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *j = open_memstream(&buf, &len);
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	err = write_json(j, d);
+	if (fclose(j) && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = html_write(f, "the comparison", buf, len);
+	free(buf);
+	return err;
+}
+
 static void write_csv(FILE *f, const struct diff *d)
 {
 	fputs("group,verdict,p,z", f);
@@ -1043,8 +1058,9 @@ static int run(struct options *o)
 		goto written;
 	}
 	if (o->view.format != OUT_TEXT && o->view.format != OUT_JSON &&
-	    o->view.format != OUT_CSV && o->view.format != OUT_MARKDOWN) {
-		kd_err("bad output format for diff: expected text, json, csv or markdown");
+	    o->view.format != OUT_CSV && o->view.format != OUT_MARKDOWN &&
+	    o->view.format != OUT_HTML) {
+		kd_err("bad output format for diff: expected text, json, csv, markdown or html");
 		err = -EINVAL;
 		goto bad;
 	}
@@ -1066,6 +1082,7 @@ static int run(struct options *o)
 	case OUT_JSON: err = write_json(out, &d); break;
 	case OUT_CSV: write_csv(out, &d); break;
 	case OUT_MARKDOWN: write_markdown(out, &d); break;
+	case OUT_HTML: err = write_html(out, &d); break;
 	default: write_text(out, &d); break;
 	}
 written:

@@ -40,12 +40,64 @@ void rate_test(double n_base, double d_base, double n_new, double d_new, double 
 	*p = sd > 0 ? erfc(fabs(*z) / sqrt(2)) : 1;
 }
 
-double hist_resolution(double v)
+double z_critical(double alpha)
 {
-	unsigned int i;
+	double lo = 0, hi = 40;
 
-	if (v < HIST_SUB)
-		return 1;
-	i = hist_index((hist_u64)v);
-	return (double)(hist_bucket_high(i) - hist_bucket_low(i) + 1);
+	/* erfc(z / sqrt 2) falls from 1 to 0 as z grows */
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (erfc(mid / sqrt(2)) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* The bucket holding the value of rank r (1-based), or -1. */
+static int rank_bucket(const struct hist *h, double r)
+{
+	double seen = 0;
+
+	for (int i = 0; i < HIST_BUCKETS; i++) {
+		seen += (double)h->slots[i];
+		if (seen >= r)
+			return i;
+	}
+	return -1;
+}
+
+void quantile_ci(const struct hist *h, double q, double z, double *lo, double *hi)
+{
+	double n = (double)h->count, w = z * sqrt(n * q * (1 - q));
+	double rlo = floor(n * q - w), rhi = ceil(n * q + w) + 1;
+	int i;
+
+	*lo = 0;
+	*hi = INFINITY;
+	if (rlo >= 1 && (i = rank_bucket(h, rlo)) >= 0)
+		*lo = fmax((double)hist_bucket_low(i), (double)h->min);
+	if (rhi <= n && (i = rank_bucket(h, rhi)) >= 0)
+		*hi = fmin((double)hist_bucket_high(i), (double)h->max);
+}
+
+double mean_stderr(const struct hist *h)
+{
+	double n = (double)h->count, mean, ss = 0;
+
+	if (h->count < 2)
+		return INFINITY;
+	mean = hist_mean(h);
+	for (int i = 0; i < HIST_BUCKETS; i++) {
+		double mid, d;
+
+		if (!h->slots[i])
+			continue;
+		mid = ((double)hist_bucket_low(i) + (double)hist_bucket_high(i)) / 2;
+		d = mid - mean;
+		ss += (double)h->slots[i] * d * d;
+	}
+	return sqrt(ss / (n - 1) / n);
 }

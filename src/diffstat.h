@@ -26,8 +26,22 @@ int mw_test(const struct hist *base, const struct hist *new, struct mw_test *t);
  * counts are 0). */
 void rate_test(double n_base, double d_base, double n_new, double d_new, double *z, double *p);
 
-/* The width of the bucket that holds v (1 below HIST_SUB): two estimates
- * closer than this may be the same value seen through the buckets. */
-double hist_resolution(double v);
+/* z such that a standard normal value lies outside [-z, z] with
+ * probability alpha (two-sided critical value). */
+double z_critical(double alpha);
+
+/* A distribution-free confidence interval of the q-quantile: with n values,
+ * the number at or below the true quantile is binomial(n, q), so the order
+ * statistics of ranks n*q -/+ z*sqrt(n*q*(1-q)) (z = z_critical(alpha))
+ * enclose it with probability about 1 - alpha.  The histogram knows a rank
+ * only to its bucket: *lo is the low edge of the lower rank's bucket, *hi
+ * the high edge of the upper rank's (both within [min, max]).  A rank
+ * outside 1..n leaves that side open: *lo = 0, *hi = INFINITY (too few
+ * values beyond a tail percentile to bound it). */
+void quantile_ci(const struct hist *h, double q, double z, double *lo, double *hi);
+
+/* The standard error of the mean, from the values' spread over the buckets
+ * (each bucket's values at its midpoint). */
+double mean_stderr(const struct hist *h);
 
 #endif

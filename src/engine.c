@@ -3,10 +3,12 @@
 #include "engine.h"
 #include "hist.h"
 #include "measure.h"
+#include "spill.h"
 #include "util.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/epoll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,13 +21,22 @@
  * holds one descriptor while any engine is open: closing it (or exiting)
  * turns them off again, whatever happens to kdist. */
 static int stats_fd = -1, stats_users, stats_err;
+static bool stats_off;
+
+/* The two clock reads add about as much per event as running the programs
+ * at all (make bench: the raw-tracepoint floor with and without them), to
+ * every BPF program of the machine: only when the cost is shown. */
+void engine_stats_wanted(bool on)
+{
+	stats_off = !on;
+}
 
 static void stats_get(struct engine *e)
 {
 	if (!stats_users++) {
-		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		stats_err = stats_fd < 0 ? errno : 0;
-		if (stats_err)
+		stats_fd = stats_off ? -1 : bpf_enable_stats(BPF_STATS_RUN_TIME);
+		stats_err = stats_off ? EOPNOTSUPP : stats_fd < 0 ? errno : 0;
+		if (stats_err && !stats_off)
 			kd_info("no BPF run-time statistics: %s", strerror(stats_err));
 	}
 	e->stats = true;
@@ -56,6 +67,137 @@ int engine_opened(const void *skel)
 size_t engine_percpu_stride(size_t value_size)
 {
 	return (value_size + 7) & ~(size_t)7;
+}
+
+static uint32_t spill_hash(const unsigned char *key, size_t n)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ key[i]) * 16777619u;
+	return h % ENGINE_SPILL_BUCKETS;
+}
+
+static int spill_take(void *ctx, void *data, size_t size)
+{
+	struct engine *e = ctx;
+	const struct spill_head *r = data;
+	const unsigned char *key = (const unsigned char *)(r + 1);
+	struct engine_spilled *s, **b;
+
+	if (size < sizeof(*r) || r->key_size > size - sizeof(*r))
+		return 0;	/* cannot happen: the kernel wrote it whole */
+	b = &e->spill_hash[spill_hash(key, r->key_size)];
+	for (s = *b; s; s = s->chain)
+		if (s->key_size == r->key_size && !memcmp(s->key, key, r->key_size))
+			break;
+	if (!s) {
+		s = calloc(1, sizeof(*s) + r->key_size);
+		if (s)
+			s->h = calloc(1, sizeof(*s->h));
+		if (!s || !s->h) {
+			free(s);
+			e->spill_err = -ENOMEM;
+			return -ENOMEM;
+		}
+		s->key_size = r->key_size;
+		memcpy(s->key, key, r->key_size);
+		s->chain = *b;
+		*b = s;
+		s->next = e->spilled;
+		e->spilled = s;
+	}
+	e->nspilled++;
+	hist_add(s->h, r->value);
+	s->self += r->self;
+	if (!r->nested)
+		s->total += r->value;
+	return 0;
+}
+
+static void spill_clear(struct engine *e)
+{
+	while (e->spilled) {
+		struct engine_spilled *s = e->spilled;
+
+		e->spilled = s->next;
+		free(s->h);
+		free(s);
+	}
+	memset(e->spill_hash, 0, sizeof(e->spill_hash));
+}
+
+/* The engines with a spill ring, and an epoll fd over their rings. */
+static struct engine *spilling;
+static int spill_epfd = -1;
+
+static int spill_watch(struct engine *e)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (spill_epfd < 0)
+		spill_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (spill_epfd < 0 ||
+	    epoll_ctl(spill_epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(e->spill_rb), &ev))
+		return -errno;
+	e->next_open = spilling;
+	spilling = e;
+	return 0;
+}
+
+static void spill_unwatch(struct engine *e)
+{
+	for (struct engine **p = &spilling; *p; p = &(*p)->next_open) {
+		if (*p == e) {
+			*p = e->next_open;
+			break;
+		}
+	}
+	epoll_ctl(spill_epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(e->spill_rb), NULL);
+	if (!spilling) {
+		close(spill_epfd);
+		spill_epfd = -1;
+	}
+}
+
+int engine_spill_fd(void)
+{
+	return spill_epfd;
+}
+
+static int spill_drain(struct engine *e)
+{
+	int n = ring_buffer__consume(e->spill_rb);
+
+	if (!e->spill_err && n < 0)
+		e->spill_err = n;
+	if (e->spill_err)
+		kd_err("failed to read the spill ring: %s", strerror(-e->spill_err));
+	return e->spill_err;
+}
+
+int engine_spill_drain(void)
+{
+	for (struct engine *e = spilling; e; e = e->next_open) {
+		int err = spill_drain(e);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+const struct engine_spilled *engine_spilled_next(const struct engine *e,
+						 const struct engine_spilled *sp, void *key,
+						 size_t key_size)
+{
+	for (sp = sp ? sp->next : e->spilled; sp; sp = sp->next) {
+		if (sp->key_size == key_size) {
+			memcpy(key, sp->key, key_size);
+			return sp;
+		}
+	}
+	return NULL;
 }
 
 int engine_load(struct engine *e, struct bpf_object_skeleton *s,
@@ -95,6 +237,17 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	e->drops_fd = map ? bpf_map__fd(map) : -1;
 	e->drop_names = drop_names;
 	e->ndrops = ndrops;
+	map = bpf_object__find_map_by_name(e->obj, "spill");
+	if (map && bpf_map__fd(map) >= 0 && e->drops_fd >= 0) {
+		e->spill_rb = ring_buffer__new(bpf_map__fd(map), spill_take, e, NULL);
+		err = e->spill_rb ? spill_watch(e) : -errno;
+		if (err) {
+			kd_err("failed to read the spill ring: %s", strerror(-err));
+			ring_buffer__free(e->spill_rb);
+			e->spill_rb = NULL;
+			return err;
+		}
+	}
 	stats_get(e);
 	engine_reset(e);
 	return 0;
@@ -137,6 +290,15 @@ static struct prog_counters prog_counters(struct engine *e)
 void engine_reset(struct engine *e)
 {
 	struct prog_counters pc = prog_counters(e);
+	uint32_t d = KD_DROP_SPILL;
+
+	if (e->spill_rb) {
+		ring_buffer__consume(e->spill_rb);
+		spill_clear(e);
+		e->spill_err = 0;
+		memset(e->buf, 0, e->ncpu * sizeof(uint64_t));
+		bpf_map_update_elem(e->drops_fd, &d, e->buf, BPF_ANY);
+	}
 
 	e->misses0 = pc.misses;
 	e->runs0 = pc.runs;
@@ -146,6 +308,14 @@ void engine_reset(struct engine *e)
 void engine_close(struct engine *e)
 {
 	engine_links_destroy(&e->links);
+	if (e->nspilled)
+		kd_info("%llu events came through the spill ring: the kernel had no memory for "
+			"their new group at that moment", (unsigned long long)e->nspilled);
+	if (e->spill_rb)
+		spill_unwatch(e);
+	ring_buffer__free(e->spill_rb);
+	e->spill_rb = NULL;
+	spill_clear(e);
 	stats_put(e);
 	free(e->buf);
 	e->buf = NULL;
@@ -182,12 +352,43 @@ int engine_sum_u64(struct engine *e, int fd, const void *key, uint64_t *sum)
 	return 0;
 }
 
+/* The bytes the kernel accounts to a map (fdinfo "memlock"), 0 if unknown. */
+static uint64_t map_memlock(int fd)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static uint64_t maps_memlock(struct engine *e)
+{
+	struct bpf_map *map;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_map(map, e->obj)
+		if (bpf_map__fd(map) >= 0)
+			sum += map_memlock(bpf_map__fd(map));
+	return sum;
+}
+
 int engine_read(struct engine *e, struct measurement *m)
 {
 	struct prog_counters pc = prog_counters(e);
 	struct m_cost cost = { .programs = pc.programs, .err = stats_err };
-	int err;
+	int err = e->spill_rb ? spill_drain(e) : 0;
 
+	if (err)
+		return err;
 	for (__u32 d = 0; d < (__u32)e->ndrops; d++) {
 		uint64_t n;
 
@@ -196,12 +397,22 @@ int engine_read(struct engine *e, struct measurement *m)
 			return err;
 		measurement_add_drop(m, e->drop_names[d], n);
 	}
+	if (e->spill_rb) {
+		uint64_t n;
+		__u32 d = KD_DROP_SPILL;
+
+		err = engine_sum_u64(e, e->drops_fd, &d, &n);
+		if (err)
+			return err;
+		measurement_add_drop(m, "group_memory_failed", n);
+	}
 	/* a run the kernel did not make is an event the measurement lacks:
 	 * a loss like the others (docs/pair.md, "Output") */
 	if (pc.has_misses)
 		measurement_add_drop(m, "skipped_by_kernel", pc.misses - e->misses0);
 	cost.runs = pc.runs - e->runs0;
 	cost.run_ns = pc.run_ns - e->run_ns0;
+	cost.map_bytes = maps_memlock(e);
 	m_cost_add(&m->cost, &cost);
 	return 0;
 }

@@ -14,6 +14,9 @@
  *                                  program runs the kernel skipped
  *                                  (skipped_by_kernel) and the programs' own
  *                                  cost (run count and run time)
+ *   engine_spill_*()               the events whose group the kernel could
+ *                                  not create at once (spill.h), kept by key
+ *                                  for the command to add to its groups
  *
  * A command embeds one struct engine per BPF object and calls engine_close()
  * before destroying its skeleton.  The BPF side is common.bpf.h.
@@ -29,12 +32,24 @@ struct bpf_object;
 struct bpf_object_skeleton;
 struct bpf_link;
 struct hist;
+struct ring_buffer;
 struct measurement;
 
 struct engine_links {
 	struct bpf_link **v;
 	size_t n, cap;
 };
+
+/* The events of one group key that came through the spill ring. */
+struct engine_spilled {
+	struct engine_spilled *next, *chain;
+	struct hist *h;			/* their values */
+	uint64_t self, total;		/* func: self time, time outside recursion */
+	size_t key_size;
+	unsigned char key[];
+};
+
+#define ENGINE_SPILL_BUCKETS 1024
 
 struct engine {
 	struct bpf_object *obj;
@@ -47,18 +62,27 @@ struct engine {
 	bool stats;			/* holds a reference on the run-time stats */
 	/* program counters when the measurement started (engine_reset) */
 	uint64_t misses0, runs0, run_ns0;
+	struct ring_buffer *spill_rb;	/* NULL: the object has no spill ring */
+	int spill_err;			/* a record could not be kept: -errno */
+	uint64_t nspilled;		/* events taken, for -v */
+	struct engine_spilled *spilled, *spill_hash[ENGINE_SPILL_BUCKETS];
+	struct engine *next_open;	/* the engines with a spill ring */
 };
 
 /* 0 when skel (the result of NAME__open()) is there, else -errno after
  * saying why. */
+/* Whether the engines opened from now on keep BPF run-time statistics
+ * (kdist's cost: JSON, HTML, serve, -v); on unless turned off. */
+void engine_stats_wanted(bool on);
 int engine_opened(const void *skel);
 /* Load the opened skeleton s (skel->skeleton) and get ready to read it:
  * drop_names[0..ndrops) name the entries of its `drops` map.  Enables BPF
  * run-time statistics for as long as an engine is open.  0 or -errno, said. */
 int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 		const char *const *drop_names, int ndrops);
-/* The measurement starts now: skipped runs and cost are counted from here
- * (the drop counters are the command's to reset). */
+/* The measurement starts now: skipped runs, cost and spilled events are
+ * counted from here (the command's drop counters are the command's to
+ * reset). */
 void engine_reset(struct engine *e);
 /* Detach every link, free what engine_load took; the skeleton stays. */
 void engine_close(struct engine *e);
@@ -79,7 +103,22 @@ int engine_sum_hist(struct engine *e, int fd, const void *key, size_t value_size
 		    struct hist *sum);
 int engine_sum_u64(struct engine *e, int fd, const void *key, uint64_t *sum);
 
-/* Add the drop counters, skipped_by_kernel and the cost to m. 0 or -errno. */
+/* Take what waits in the spill ring (engine_read does it first), then add
+ * the drop counters, group_memory_failed, skipped_by_kernel and the cost to
+ * m.  0 or -errno. */
 int engine_read(struct engine *e, struct measurement *m);
+
+/* An fd that polls readable when spilled events wait in the ring of any
+ * open engine (-1: none can come); the run loops poll it and call
+ * engine_spill_drain() so that no ring fills between reads. */
+int engine_spill_fd(void);
+/* Take the spilled events that wait, of every open engine, into its
+ * `spilled`.  0 or -errno, said. */
+int engine_spill_drain(void);
+/* The spilled group after sp (NULL: the first), its key copied to key
+ * (key_size bytes, the command's group key); NULL after the last. */
+const struct engine_spilled *engine_spilled_next(const struct engine *e,
+						 const struct engine_spilled *sp, void *key,
+						 size_t key_size);
 
 #endif

@@ -205,6 +205,26 @@ bool raw_tp_exists(const char *name)
 	return true;
 }
 
+bool fentry_works(const char *name, bool ret, unsigned int *nargs, const char **why)
+{
+	static struct btf *btf;
+	const struct btf_type *t;
+	int id;
+
+	if (!feature_has(FEAT_FENTRY, why))
+		return false;
+	if (!btf)
+		btf = btf__load_vmlinux_btf();
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -ENOENT;
+	if (id < 0) {
+		*why = "not in vmlinux's BTF (a module's function, or one BTF leaves out)";
+		return false;
+	}
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
+	*nargs = btf_vlen(t);
+	return try_attach_tracing(ret ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY, id, why);
+}
+
 bool feature_has(enum feature f, const char **why)
 {
 	static signed char cache[NR_FEATURES];

@@ -31,4 +31,9 @@ const char *feature_name(enum feature f);
  * empty program, so without parsing BTF). */
 bool raw_tp_exists(const char *name);
 
+/* Whether an fentry (fexit when ret) program attaches to kernel function
+ * name, tried with an empty program; *nargs gets its argument count.  False
+ * with *why when not (no BTF for it, a function the kernel refuses...). */
+bool fentry_works(const char *name, bool ret, unsigned int *nargs, const char **why);
+
 #endif

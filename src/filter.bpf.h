@@ -7,15 +7,21 @@
 #include <bpf/bpf_core_read.h>
 #include "filter.h"
 
-/* True when task t (NULL: the current task) is not traced. */
-static __always_inline bool task_filtered_out(const volatile struct task_filter *f,
-					      struct task_struct *t)
+/* True when task t (NULL: the current task) is not traced.  cur, when not
+ * NULL, is the current task as a BTF pointer (bpf_get_current_task_btf),
+ * read with plain loads instead of a helper call per field. */
+static __always_inline bool task_filtered_out_cur(const volatile struct task_filter *f,
+						  struct task_struct *t, struct task_struct *cur)
 {
 	__u64 id;
 
 	if (f->tgid || f->tid) {
-		id = t ? (__u64)BPF_CORE_READ(t, tgid) << 32 | (__u32)BPF_CORE_READ(t, pid) :
-			 bpf_get_current_pid_tgid();
+		if (t)
+			id = (__u64)BPF_CORE_READ(t, tgid) << 32 | (__u32)BPF_CORE_READ(t, pid);
+		else if (cur)
+			id = (__u64)cur->tgid << 32 | (__u32)cur->pid;
+		else
+			id = bpf_get_current_pid_tgid();
 		if (f->tgid && id >> 32 != f->tgid)
 			return true;
 		if (f->tid && (__u32)id != f->tid)
@@ -39,6 +45,12 @@ static __always_inline bool task_filtered_out(const volatile struct task_filter 
 		}
 	}
 	return false;
+}
+
+static __always_inline bool task_filtered_out(const volatile struct task_filter *f,
+					      struct task_struct *t)
+{
+	return task_filtered_out_cur(f, t, NULL);
 }
 
 #endif

@@ -3,11 +3,12 @@
  * kdist func: calls, inclusive and exclusive time of a set of functions.
  *
  * Every function's entry and return run the same two programs; the attach
- * cookie says which function fired (one cookie per symbol with kprobe.multi,
- * one per link with kprobes and uprobes).  A per-thread shadow stack keeps
- * one frame per active traced call, so nested and recursive calls never
- * overwrite an outer call's start, and a callee's inclusive time is charged
- * to its caller's frame to give the caller's self time.
+ * cookie says which function fired (one cookie per function with kprobe.multi
+ * and uprobe.multi, one per link with single kprobes and uprobes).  A
+ * per-thread shadow stack keeps one frame per active traced call, so nested
+ * and recursive calls never overwrite an outer call's start, and a callee's
+ * inclusive time is charged to its caller's frame to give the caller's self
+ * time.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -53,6 +54,21 @@ struct {
 	__type(value, struct func_val);
 } group_vals SEC(".maps");
 
+/* --slower-than, sized by user space when used */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} slow_calls SEC(".maps");
+/* The bucket pages of every function, per CPU: see func.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);	/* cfg.pages + 1, set by user space */
+	__type(key, __u32);
+	__type(value, struct func_page);
+} func_pages SEC(".maps");
+
+STACK_MAP(stacks, 1);	/* --stack, sized by user space when used */
+
 static const struct func_stack zero_stack;
 static const struct func_val zero_val;
 
@@ -75,6 +91,39 @@ static __always_inline struct func_stack *get_stack(bool create)
 	return lookup_or_init(&tid_stacks, &tid, &zero_stack);
 }
 
+/* Count x in its bucket, in the page of v that holds it, taken from this
+ * CPU's pool on first use.  False when the pool is used up. */
+static __always_inline bool count_bucket(struct func_val *v, __u64 x)
+{
+	__u64 i = hist_index(x);
+	struct func_page *pg, *pool;
+	__u32 p, zero = 0;
+
+	if (i >= HIST_BUCKETS) /* cannot happen; bounds proof for the verifier */
+		i = HIST_BUCKETS - 1;
+	p = v->page[i >> FUNC_PAGE_BITS];
+	if (p) {
+		pg = bpf_map_lookup_elem(&func_pages, &p);
+		if (!pg)
+			return false;
+	} else {
+		pool = bpf_map_lookup_elem(&func_pages, &zero);
+		if (!pool || pool->slots[0] >= cfg.pages)
+			return false;
+		p = pool->slots[0] + 1;
+		pg = bpf_map_lookup_elem(&func_pages, &p);
+		if (!pg)
+			return false;
+		pool->slots[0] = p;
+		/* a page may hold counts from before the measurement's reset */
+		for (int j = 0; j < FUNC_PAGE_SLOTS; j++)
+			pg->slots[j] = 0;
+		v->page[i >> FUNC_PAGE_BITS] = p;
+	}
+	pg->slots[i & (FUNC_PAGE_SLOTS - 1)]++;
+	return true;
+}
+
 static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested)
 {
 	struct func_val *v;
@@ -82,6 +131,7 @@ static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested
 	if (cfg.grouped) {
 		struct func_key k = { .id = id };
 		__u64 pt = bpf_get_current_pid_tgid();
+		bool full;
 
 		if (cfg.by_pid)
 			k.pid = pt >> 32;
@@ -89,18 +139,53 @@ static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested
 			k.tid = (__u32)pt;
 		if (cfg.by_comm)
 			bpf_get_current_comm(k.comm, sizeof(k.comm));
-		v = lookup_or_init(&group_vals, &k, &zero_val);
+		v = group_value(&group_vals, &k, &zero_val, &full);
+		if (!v) {
+			if (full)
+				drop(FDROP_GROUP_FULL);
+			else
+				spill_event(&k, sizeof(k), incl, self, nested);
+			return;
+		}
 	} else {
 		v = bpf_map_lookup_elem(&func_vals, &id);
+		if (!v) {
+			drop(FDROP_GROUP_FULL);
+			return;
+		}
 	}
-	if (!v) {
-		drop(FDROP_GROUP_FULL);
+	if (!count_bucket(v, incl)) {
+		drop(FDROP_BUCKETS_FULL);
 		return;
 	}
-	hist_add(&v->h, incl);
+	hist_stats_add(&v->st, incl);
 	v->self += self;
 	if (!nested)
 		v->total += incl;
+}
+
+static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts)
+{
+	struct func_slow *e = bpf_ringbuf_reserve(&slow_calls, sizeof(*e), 0);
+
+	if (!e) {
+		drop(FDROP_OUTPUT);
+		return;
+	}
+	e->ts = ts;
+	e->delta = incl;
+	e->id = bpf_get_current_pid_tgid();
+	e->func = id;
+	e->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	/* at the return: the caller's chain, which a user stack taken at the
+	 * entry misses (the frame pointer is not pushed yet there) */
+	e->kstack = e->ustack = STACK_NONE;
+	if (cfg.slow_stack) {
+		e->kstack = bpf_get_stackid(ctx, &stacks, 0);
+		e->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	}
+	bpf_ringbuf_submit(e, 0);
 }
 
 static __always_inline int on_entry(void *ctx)
@@ -195,6 +280,8 @@ static __always_inline int on_return(void *ctx)
 		/* threads come and go: keep the table to threads inside calls */
 		bpf_map_delete_elem(&tid_stacks, &tid);
 	}
+	if (cfg.slow_ns && incl > cfg.slow_ns)
+		slow_call(ctx, id, incl, ts);
 	record(id, incl, self, nested);
 	return 0;
 }
@@ -209,3 +296,9 @@ SEC("kprobe.multi")
 int func_entry_multi(struct pt_regs *ctx) { return on_entry(ctx); }
 SEC("kprobe.multi")
 int func_exit_multi(struct pt_regs *ctx) { return on_return(ctx); }
+/* the same, loaded for uprobe.multi links (Linux 6.6): libbpf 1.1 knows no
+ * such section, func.c sets the expected attach type before loading */
+SEC("kprobe")
+int func_entry_umulti(struct pt_regs *ctx) { return on_entry(ctx); }
+SEC("kprobe")
+int func_exit_umulti(struct pt_regs *ctx) { return on_return(ctx); }

@@ -6,21 +6,27 @@
  */
 #include "func.h"
 #include "engine.h"
+#include "events.h"
 #include "feature.h"
 #include "func.skel.h"
 #include "kdist.h"
 #include "kfunc.h"
 #include "spec.h"
+#include "stacks.h"
 #include "syms.h"
 #include "tracefs.h"
+#include "uprobe.h"
 #include "util.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -35,15 +41,22 @@ struct fn {
 
 struct func {
 	struct func_bpf *skel;
+	char *pages;		/* read_pages(): npages pages, ncpu values each */
+	__u32 npages;
 	struct fn *fns;
 	size_t n, cap;
 	char **paths;		/* resolved user binaries, owned */
 	int npaths;
 	struct func_cfg cfg;
 	bool multi;		/* kernel functions through kprobe.multi */
+	bool umulti;		/* user functions through uprobe.multi */
+	int *ufds;		/* uprobe.multi link descriptors */
+	size_t nufds;
+	size_t nuprobes;	/* uprobes attached, entry and return */
 	size_t nkernel, nuser;
 	size_t skipped;		/* matched but not traceable or not attached */
 	struct engine eng;	/* its links: every link, kernel or user */
+	struct stack_syms *syms;	/* --stack */
 	struct measurement header;
 };
 
@@ -53,6 +66,8 @@ static const char *const drop_names[NR_FDROPS] = {
 	[FDROP_DEPTH] = "depth_overflow",
 	[FDROP_STACK_FULL] = "stack_table_full",
 	[FDROP_GROUP_FULL] = "group_table_full",
+	[FDROP_OUTPUT] = "output_dropped",
+	[FDROP_BUCKETS_FULL] = "buckets_full",
 };
 
 struct patterns {
@@ -259,6 +274,7 @@ struct user_ctx {
 	const struct patterns *pt;
 	const char *path, *base;
 	struct elf_syms *es;
+	int fd;			/* the binary, for first instructions */
 	uint64_t entry;
 	size_t first, found;
 	int err;
@@ -268,6 +284,7 @@ static int user_sym(const struct elf_sym *sym, void *arg)
 {
 	struct user_ctx *c = arg;
 	uint64_t off = sym->offset;
+	const char *why;
 	char label[320];
 
 	if (excluded(c->pt, sym->name))
@@ -281,6 +298,12 @@ static int user_sym(const struct elf_sym *sym, void *arg)
 		kd_info("skipping %s in %s: %s", sym->name, c->path,
 			sym->addr == c->entry ? "the entry point never returns" :
 			sym->type == STT_GNU_IFUNC ? "an IFUNC resolver" : "no file offset");
+		c->fp->skipped++;
+		return 0;
+	}
+	why = uprobe_unsafe(c->fd, sym, off, true);
+	if (why) {
+		kd_info("skipping %s in %s: %s", sym->name, c->path, why);
 		c->fp->skipped++;
 		return 0;
 	}
@@ -326,6 +349,9 @@ static int add_user(struct func *fp, const struct patterns *pt, const char *spec
 		kd_err("failed to find '%s' of %s: %s", want, spec, strerror(-err));
 		return err;
 	}
+	err = uprobe_refuse_self(path, spec);
+	if (err)
+		return err;
 	for (i = 0; i < fp->npaths && strcmp(fp->paths[i], path); i++)
 		;
 	if (i == fp->npaths) {
@@ -344,7 +370,12 @@ static int add_user(struct func *fp, const struct patterns *pt, const char *spec
 	if (!c.es)
 		return -errno;
 	c.entry = elf_entry(c.path);
-	err = elf_syms_match(c.es, glob, user_sym, &c);
+	c.fd = open(c.path, O_RDONLY | O_CLOEXEC);
+	err = c.fd < 0 ? -errno : elf_syms_match(c.es, glob, user_sym, &c);
+	if (c.fd < 0)
+		kd_err("failed to open %s: %s", c.path, strerror(-err));
+	else
+		close(c.fd);
 	elf_syms_free(c.es);
 	if (err < 0)
 		return err;
@@ -415,6 +446,30 @@ static int configure(struct func *fp, struct options *o)
 	return 0;
 }
 
+/* One line (or JSON line) per call slower than --slower-than. */
+static int print_slow(void *ctx, void *data, size_t size)
+{
+	struct func *fp = ctx;
+	const struct func_slow *e = data;
+	FILE *f = events_file();
+	char comm[FUNC_STR_LEN + 1];
+
+	if (size < sizeof(*e) || e->func >= fp->n)
+		return 0;
+	snprintf(comm, sizeof(comm), "%.*s", FUNC_STR_LEN, e->comm);
+	events_begin(f, "slow");
+	events_head(f, e->ts, comm, e->id >> 32, (uint32_t)e->id, e->cpu, e->delta);
+	events_field(f, "function", fp->fns[e->func].label, true);
+	if (fp->syms) {
+		/* a user function returns in user mode: no kernel stack */
+		events_stack(f, "kstack", fp->fns[e->func].path ? NULL :
+			     stack_syms_stack(fp->syms, e->kstack, false, 0));
+		events_stack(f, "ustack", stack_syms_stack(fp->syms, e->ustack, true, e->id >> 32));
+	}
+	events_end(f);
+	return 0;
+}
+
 static int load(struct func *fp, struct options *o)
 {
 	struct bpf_program *prog;
@@ -428,33 +483,77 @@ static int load(struct func *fp, struct options *o)
 	fp->multi = fp->nkernel && feature_has(FEAT_KPROBE_MULTI, &why);
 	if (fp->nkernel && !fp->multi)
 		kd_info("no kprobe.multi (%s): one kprobe per function", why);
+	fp->umulti = fp->nuser && uprobe_multi_supported(&why);
+	if (fp->nuser && !fp->umulti)
+		kd_info("no uprobe.multi (%s): one uprobe per function and side", why);
 	fp->cfg.task_storage = feature_has(FEAT_TASK_STORAGE_KPROBE, NULL);
 	kd_info("shadow stacks in %s", fp->cfg.task_storage ? "task storage" : "a tid-keyed hash");
 	fp->skel = func_bpf__open();
 	err = engine_opened(fp->skel);
 	if (err)
 		return err;
+	/* The bucket pool: --max-buckets as given (cli.c bounds it: a page
+	 * number is 16 bits), else 4 pages per row of the table (a function,
+	 * or with --by a group: each has pages of its own) and at least every
+	 * page of one histogram. */
+	if (o->max_buckets) {
+		fp->cfg.pages = (o->max_buckets + FUNC_PAGE_SLOTS - 1) / FUNC_PAGE_SLOTS;
+	} else {
+		size_t rows = fp->n;
+
+		if (fp->cfg.grouped)
+			rows = o->max_groups ? (size_t)o->max_groups :
+					       bpf_map__max_entries(fp->skel->maps.group_vals);
+		fp->cfg.pages = rows > FUNC_MAX_PAGES / 4 ? FUNC_MAX_PAGES : 4 * rows;
+		if (fp->cfg.pages < FUNC_PAGES)
+			fp->cfg.pages = FUNC_PAGES;
+	}
+	fp->cfg.slow_ns = o->slower_ns;
+	fp->cfg.slow_stack = !!o->stack;
 	fp->skel->rodata->cfg = fp->cfg;
+	bpf_map__set_max_entries(fp->skel->maps.func_pages, fp->cfg.pages + 1);
 	bpf_map__set_max_entries(fp->skel->maps.func_vals, fp->n);
+	if (o->slower_ns)
+		bpf_map__set_max_entries(fp->skel->maps.slow_calls, 1 << 20);
+	if (o->stack)
+		bpf_map__set_max_entries(fp->skel->maps.stacks, 16384);
 	if (o->max_groups)
 		bpf_map__set_max_entries(fp->skel->maps.group_vals, o->max_groups);
 	bpf_object__for_each_program(prog, fp->skel->obj) {
 		bool is_multi = prog == fp->skel->progs.func_entry_multi ||
 				prog == fp->skel->progs.func_exit_multi;
+		bool is_umulti = prog == fp->skel->progs.func_entry_umulti ||
+				 prog == fp->skel->progs.func_exit_umulti;
 
-		bpf_program__set_autoload(prog, is_multi ? fp->multi :
+		if (is_umulti)
+			uprobe_multi_prepare(prog);
+		/* single uprobes stay loaded with uprobe.multi: the fallback
+		 * for a binary whose set the kernel refuses */
+		bpf_program__set_autoload(prog, is_multi ? fp->multi : is_umulti ? fp->umulti :
 					  fp->nuser || (fp->nkernel && !fp->multi));
 	}
-	return engine_load(&fp->eng, fp->skel->skeleton, drop_names, NR_FDROPS);
+	err = engine_load(&fp->eng, fp->skel->skeleton, drop_names, NR_FDROPS);
+	if (!err && o->slower_ns)
+		err = events_add(bpf_map__fd(fp->skel->maps.slow_calls), print_slow, fp);
+	if (!err && o->stack) {
+		fp->syms = stack_syms_new(bpf_map__fd(fp->skel->maps.stacks));
+		err = fp->syms ? 0 : -ENOMEM;
+	}
+	return err;
 }
 
 static const char *attach_name(const struct func *fp)
 {
-	if (fp->nkernel && fp->nuser)
-		return fp->multi ? "kprobe.multi+uprobe" : "kprobe+uprobe";
+	const char *u = fp->nufds ? "uprobe.multi" : "uprobe";
+	static char both[64];
+
+	if (fp->nkernel && fp->nuser) {
+		snprintf(both, sizeof(both), "%s+%s", fp->multi ? "kprobe.multi" : "kprobe", u);
+		return both;
+	}
 	if (fp->nkernel)
 		return fp->multi ? "kprobe.multi" : "kprobe";
-	return "uprobe";
+	return u;
 }
 
 static void fill_header(struct func *fp, struct options *o)
@@ -524,10 +623,16 @@ static void reset_counts(struct func *fp)
 	}
 	for (__u32 d = 0; d < NR_FDROPS; d++)
 		bpf_map_update_elem(fp->eng.drops_fd, &d, fp->eng.buf, BPF_EXIST);
+	/* every page free again (the buffer is zeroes, larger than a page) */
+	bpf_map_update_elem(bpf_map__fd(fp->skel->maps.func_pages), &(__u32){ 0 }, fp->eng.buf,
+			    BPF_EXIST);
 	engine_reset(&fp->eng);
 }
 
-static int attach_user(struct func *fp, struct options *o, size_t *attached)
+/* Single uprobes, an entry and a return link per function of path (NULL:
+ * of every binary). */
+static int attach_user_single(struct func *fp, struct options *o, const char *path,
+			      size_t *attached)
 {
 	for (size_t i = 0; i < fp->n; i++) {
 		struct fn *f = &fp->fns[i];
@@ -535,7 +640,7 @@ static int attach_user(struct func *fp, struct options *o, size_t *attached)
 		struct bpf_link *lr, *le;
 		int err;
 
-		if (!f->path)
+		if (!f->path || (path && f->path != path))
 			continue;
 		if (stop_requested())
 			return -EINTR;
@@ -560,9 +665,87 @@ static int attach_user(struct func *fp, struct options *o, size_t *attached)
 		if (err)
 			return err;
 		f->attached = true;
+		fp->nuprobes += 2;
 		(*attached)++;
 	}
 	return 0;
+}
+
+static int keep_ufd(struct func *fp, int fd)
+{
+	int *v = realloc(fp->ufds, (fp->nufds + 1) * sizeof(*v));
+
+	if (!v) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fp->ufds = v;
+	fp->ufds[fp->nufds++] = fd;
+	return 0;
+}
+
+/* The functions of path in two uprobe.multi links, returns first.  1 if
+ * the kernel refuses the set (then nothing of path is attached). */
+static int attach_user_multi(struct func *fp, struct options *o, const char *path,
+			     size_t *attached)
+{
+	uint64_t *offs = malloc(fp->n * sizeof(*offs)), *cookies = malloc(fp->n * sizeof(*cookies));
+	int lr = -1, le = -1, err = -ENOMEM;
+	size_t k = 0;
+
+	if (!offs || !cookies)
+		goto out;
+	for (size_t i = 0; i < fp->n; i++) {
+		if (fp->fns[i].path != path)
+			continue;
+		offs[k] = fp->fns[i].offset;
+		cookies[k++] = i;
+	}
+	err = 0;
+	if (!k)
+		goto out;
+	lr = uprobe_multi_attach(fp->skel->progs.func_exit_umulti, path, offs, cookies, k,
+				 true, o->pid);
+	le = lr < 0 ? lr : uprobe_multi_attach(fp->skel->progs.func_entry_umulti, path, offs,
+					       cookies, k, false, o->pid);
+	if (le < 0) {
+		kd_info("uprobe.multi refused for %zu functions of %s: %s: one uprobe each",
+			k, path, strerror(-le));
+		if (lr >= 0)
+			close(lr);
+		err = 1;
+		goto out;
+	}
+	err = keep_ufd(fp, lr);
+	if (err) {
+		close(le);
+		goto out;
+	}
+	err = keep_ufd(fp, le);
+	if (err)
+		goto out;
+	for (size_t j = 0; j < k; j++)
+		fp->fns[cookies[j]].attached = true;
+	fp->nuprobes += 2 * k;
+	*attached += k;
+out:
+	free(offs);
+	free(cookies);
+	return err;
+}
+
+static int attach_user(struct func *fp, struct options *o, size_t *attached)
+{
+	int err = 0;
+
+	if (!fp->umulti)
+		return attach_user_single(fp, o, NULL, attached);
+	for (int i = 0; !err && i < fp->npaths; i++) {
+		err = stop_requested() ? -EINTR : attach_user_multi(fp, o, fp->paths[i], attached);
+		if (err > 0)
+			err = attach_user_single(fp, o, fp->paths[i], attached);
+	}
+	return err;
 }
 
 static size_t count_attached(const struct func *fp)
@@ -643,26 +826,78 @@ static int func_attach(struct session *s)
 	return 0;
 }
 
-static int read_val(struct func *fp, int fd, const void *key, struct func_val *sum)
+/* Every CPU's bucket pages, read once per reading: the pool's pages in use,
+ * one value per CPU each (fp->pages, fp->npages). */
+static int read_pages(struct func *fp)
 {
-	const struct func_val *v;
-	int err = engine_sum_hist(&fp->eng, fd, key, sizeof(*v), &sum->h);
+	size_t stride = engine_percpu_stride(sizeof(struct func_page));
+	int fd = bpf_map__fd(fp->skel->maps.func_pages);
+	__u32 used = 0;
+	char *buf;
 
-	if (err)
-		return err;
-	/* the values are still in the engine's buffer, one per CPU */
-	_Static_assert(sizeof(*v) % 8 == 0, "per-CPU values are 8-byte aligned");
-	v = fp->eng.buf;
-	sum->total = sum->self = 0;
+	buf = realloc(fp->pages, stride * fp->eng.ncpu);
+	if (!buf)
+		return -ENOMEM;
+	fp->pages = buf;
+	if (bpf_map_lookup_elem(fd, &(__u32){ 0 }, buf))
+		return -errno;
 	for (int c = 0; c < fp->eng.ncpu; c++) {
-		sum->total += v[c].total;
-		sum->self += v[c].self;
+		const struct func_page *pool = (const void *)(buf + c * stride);
+
+		if (pool->slots[0] > used)
+			used = pool->slots[0] > fp->cfg.pages ? fp->cfg.pages : pool->slots[0];
+	}
+	buf = realloc(fp->pages, stride * fp->eng.ncpu * (used + 1));
+	if (!buf)
+		return -ENOMEM;
+	fp->pages = buf;
+	fp->npages = used + 1;
+	for (__u32 p = 1; p <= used; p++)
+		if (bpf_map_lookup_elem(fd, &p, buf + p * stride * fp->eng.ncpu))
+			return -errno;
+	return 0;
+}
+
+/* The histogram of one function (and group), summed over the CPUs. */
+static int read_val(struct func *fp, int fd, const void *key, struct hist *h,
+		    unsigned long long *total, unsigned long long *self)
+{
+	size_t stride = engine_percpu_stride(sizeof(struct func_page));
+	const struct func_val *v = engine_percpu(&fp->eng, fd, key);
+	struct hist one;
+
+	if (!v)
+		return -errno;
+	_Static_assert(sizeof(*v) % 8 == 0, "per-CPU values are 8-byte aligned");
+	memset(h, 0, sizeof(*h));
+	*total = *self = 0;
+	for (int c = 0; c < fp->eng.ncpu; c++) {
+		memset(&one, 0, sizeof(one));
+		one.st = v[c].st;
+		for (int j = 0; j < FUNC_PAGES; j++) {
+			const struct func_page *pg;
+			unsigned int p = v[c].page[j];
+
+			if (!p || p >= fp->npages)
+				continue;
+			pg = (const void *)(fp->pages + (p * fp->eng.ncpu + c) * stride);
+			memcpy(&one.slots[j * FUNC_PAGE_SLOTS], pg->slots, sizeof(pg->slots));
+		}
+		hist_merge(h, &one);
+		*total += v[c].total;
+		*self += v[c].self;
 	}
 	return 0;
 }
 
+/* The values read by read_val. */
+struct func_sum {
+	struct hist h;
+	unsigned long long total, self;
+};
+
 static int add_group(struct func *fp, struct measurement *m, const struct func_key *k,
-		     const struct func_val *v)
+		     const struct func_sum *v)
 {
 	struct m_value key[M_MAX_BY];
 	struct m_group *g;
@@ -695,13 +930,15 @@ static int func_read(struct session *s, struct measurement *m)
 {
 	struct func *fp = s->priv;
 	struct func_key k, next, *cur = NULL;
-	struct func_val *v = malloc(sizeof(*v));
+	struct func_sum *v = malloc(sizeof(*v));
 	int fd, err;
 
 	if (!v)
 		return -ENOMEM;
 	measurement_copy_header(m, &fp->header);
 	err = engine_read(&fp->eng, m);
+	if (!err)
+		err = read_pages(fp);
 	if (err)
 		goto out;
 	if (!fp->cfg.grouped) {
@@ -711,7 +948,7 @@ static int func_read(struct session *s, struct measurement *m)
 				continue;
 			memset(&k, 0, sizeof(k));
 			k.id = i;
-			err = read_val(fp, fd, &i, v);
+			err = read_val(fp, fd, &i, &v->h, &v->total, &v->self);
 			if (!err && v->h.count)
 				err = add_group(fp, m, &k, v);
 		}
@@ -721,8 +958,17 @@ static int func_read(struct session *s, struct measurement *m)
 	while (!err && !bpf_map_get_next_key(fd, cur, &next)) {
 		k = next;
 		cur = &k;
-		if (k.id >= fp->n || read_val(fp, fd, &k, v))
+		if (k.id >= fp->n || read_val(fp, fd, &k, &v->h, &v->total, &v->self))
 			continue;
+		err = add_group(fp, m, &k, v);
+	}
+	for (const struct engine_spilled *sp = NULL;
+	     !err && (sp = engine_spilled_next(&fp->eng, sp, &k, sizeof(k)));) {
+		if (k.id >= fp->n)
+			continue;
+		v->h = *sp->h;
+		v->self = sp->self;
+		v->total = sp->total;
 		err = add_group(fp, m, &k, v);
 	}
 out:
@@ -730,12 +976,88 @@ out:
 	return err;
 }
 
+struct detach_notice {
+	pthread_mutex_t lock;
+	pthread_cond_t done_cv;
+	bool done;
+	size_t n;
+};
+
+/* Removing uprobes takes the kernel a while (single uprobes: an RCU grace
+ * period each, shared by the threads engine.c detaches with), and signals
+ * are held meanwhile: after a second say what is going on, and answer a
+ * second Ctrl-C. */
+static void *detach_notice(void *arg)
+{
+	struct detach_notice *d = arg;
+	struct timespec t;
+	bool said = false, told = false;
+	sigset_t pend;
+	int ticks = 0;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->done) {
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_nsec += 100000000;
+		if (t.tv_nsec >= 1000000000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000;
+		}
+		if (pthread_cond_timedwait(&d->done_cv, &d->lock, &t) != ETIMEDOUT)
+			continue;
+		if (++ticks >= 10 && !said) {
+			if (d->n >= 1000)
+				fprintf(stderr, "detaching %zu,%03zu uprobes...\n", d->n / 1000,
+					d->n % 1000);
+			else
+				fprintf(stderr, "detaching %zu uprobes...\n", d->n);
+			said = true;
+		}
+		if (said && !told && !sigpending(&pend) &&
+		    (sigismember(&pend, SIGINT) || sigismember(&pend, SIGTERM))) {
+			fprintf(stderr, "still detaching: kdist ends when every uprobe is removed; "
+				"SIGKILL now leaves the kernel to remove them (see kdist func docs)\n");
+			told = true;
+		}
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+static void detach(struct func *fp)
+{
+	struct detach_notice d = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.done_cv = PTHREAD_COND_INITIALIZER,
+		.n = fp->nuprobes,
+	};
+	uint64_t t0 = now_ns();
+	pthread_t t;
+	bool started = fp->nuprobes && !pthread_create(&t, NULL, detach_notice, &d);
+
+	for (size_t i = 0; i < fp->nufds; i++)
+		close(fp->ufds[i]);
+	fp->nufds = 0;
+	engine_close(&fp->eng);
+	if (started) {
+		pthread_mutex_lock(&d.lock);
+		d.done = true;
+		pthread_cond_signal(&d.done_cv);
+		pthread_mutex_unlock(&d.lock);
+		pthread_join(t, NULL);
+	}
+	kd_info("detached in %.1f ms", (now_ns() - t0) / 1e6);
+}
+
 static void func_cleanup(struct session *s)
 {
 	struct func *fp = s->priv;
 
-	engine_close(&fp->eng);
+	detach(fp);
+	free(fp->ufds);
+	stack_syms_free(fp->syms);
 	func_bpf__destroy(fp->skel);
+	free(fp->pages);
 	for (size_t i = 0; i < fp->n; i++) {
 		free(fp->fns[i].label);
 		free(fp->fns[i].name);
@@ -753,7 +1075,7 @@ const struct command cmd_func = {
 	.name = "func",
 	.args = "PATTERN...",
 	.summary = "per-function calls, total/self time, distribution (GLOB, u:PATH:GLOB, !GLOB)",
-	.opts = OPTS_MEASURE,
+	.opts = OPTS_MEASURE | OPT(SLOWER_THAN) | OPT(STACK) | OPT(MAX_BUCKETS),
 	.max_groups = 8192,
 	.prepare = func_prepare,
 	.attach = func_attach,

@@ -31,13 +31,27 @@ typedef uint32_t hist_u32;
 /* Per-CPU in the kernel; user space sums the CPUs.  sumsq is a 128-bit
  * accumulator (hi:lo) because squared nanoseconds overflow u64 after a few
  * seconds' worth of samples. */
-struct hist {
-	hist_u64 count;
-	hist_u64 sum;
-	hist_u64 sumsq_lo;
-	hist_u64 sumsq_hi;
-	hist_u64 min;
+#define HIST_STATS_FIELDS \
+	hist_u64 count; \
+	hist_u64 sum; \
+	hist_u64 sumsq_lo; \
+	hist_u64 sumsq_hi; \
+	hist_u64 min; \
 	hist_u64 max;
+
+struct hist_stats {
+	HIST_STATS_FIELDS
+};
+
+/* The counters by name or as one hist_stats (kdist func keeps its buckets
+ * apart from them). */
+struct hist {
+	union {
+		struct hist_stats st;
+		struct {
+			HIST_STATS_FIELDS
+		};
+	};
 	hist_u64 slots[HIST_BUCKETS];
 };
 
@@ -66,17 +80,12 @@ static inline __attribute__((always_inline)) hist_u32 hist_index(hist_u64 v)
 	       (hist_u32)((v >> (k - HIST_SUB_BITS)) & (HIST_SUB - 1));
 }
 
-/* Record one value.  Not atomic: callers own the slot (per-CPU value). */
-static inline __attribute__((always_inline)) void hist_add(struct hist *h, hist_u64 v)
+/* Record one value in the counters.  Not atomic: callers own the slot
+ * (per-CPU value). */
+static inline __attribute__((always_inline)) void hist_stats_add(struct hist_stats *h, hist_u64 v)
 {
-	/* 64-bit: a 32-bit index is zero-extended in a copy of the register
-	 * that was bounds-checked, and verifiers before ~6.3 lose the bound */
-	hist_u64 i = hist_index(v);
 	hist_u64 sq_lo, sq_hi, lo;
 
-	if (i >= HIST_BUCKETS) /* cannot happen; bounds proof for the verifier */
-		i = HIST_BUCKETS - 1;
-	h->slots[i]++;
 	if (!h->count || v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -98,6 +107,19 @@ static inline __attribute__((always_inline)) void hist_add(struct hist *h, hist_
 	lo = h->sumsq_lo + sq_lo;
 	h->sumsq_hi += sq_hi + (lo < sq_lo);
 	h->sumsq_lo = lo;
+}
+
+/* Record one value.  Not atomic: callers own the slot (per-CPU value). */
+static inline __attribute__((always_inline)) void hist_add(struct hist *h, hist_u64 v)
+{
+	/* 64-bit: a 32-bit index is zero-extended in a copy of the register
+	 * that was bounds-checked, and verifiers before ~6.3 lose the bound */
+	hist_u64 i = hist_index(v);
+
+	if (i >= HIST_BUCKETS) /* cannot happen; bounds proof for the verifier */
+		i = HIST_BUCKETS - 1;
+	h->slots[i]++;
+	hist_stats_add(&h->st, v);
 }
 
 #ifndef __BPF__

@@ -7,11 +7,14 @@
  * Commands provide prepare/attach/read/cleanup (see kdist.h).
  */
 #include "cli.h"
+#include "engine.h"
+#include "events.h"
 #include "kdist.h"
 #include "util.h"
 #include "workload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,9 +43,10 @@ static double unix_now(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-/* Read the cumulative measurement, print what is new since prev. */
+/* Read the cumulative measurement, print what is new since prev; the last
+ * one after every event it counted. */
 static int emit(struct session *s, FILE *out, struct measurement *prev, int interval,
-		uint64_t t0, uint64_t *t_prev)
+		uint64_t t0, uint64_t *t_prev, bool last)
 {
 	struct measurement cur = { 0 }, delta = { 0 };
 	uint64_t t = now_ns();
@@ -51,10 +55,22 @@ static int emit(struct session *s, FILE *out, struct measurement *prev, int inte
 	err = s->cmd->read(s, &cur);
 	if (err)
 		goto out;
+	/* a millisecond more: events of other CPUs may reach the rings a
+	 * little out of time order */
+	if (last)
+		err = events_drain(now_ns() + 1000000);
+	if (err)
+		goto out;
 	err = measurement_diff(&delta, &cur, interval ? prev : NULL);
 	if (err)
 		goto out;
 	delta.interval = interval;
+	/* a full group table, said once per interval, with the way out */
+	for (int i = 0; i < delta.ndrops; i++)
+		if (!strcmp(delta.drops[i].name, "group_table_full") && delta.drops[i].value)
+			kd_err("group table full: %llu events lost%s%.0d; raise --max-groups (now %d)",
+			       (unsigned long long)delta.drops[i].value,
+			       interval ? " in interval " : "", interval, s->opt->max_groups);
 	delta.duration_s = (t - (interval ? *t_prev : t0)) / 1e9;
 	delta.start_unix = unix_now() - delta.duration_s;
 	err = measurement_write(out, &delta, &s->opt->view);
@@ -70,6 +86,27 @@ out:
 	return err;
 }
 
+/* --output FILE, opened before anything is loaded but not truncated: a
+ * run that fails leaves an existing file as it was, and removes one it
+ * created (*created). */
+static int output_open(const char *path, FILE **out, bool *created)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		*created = fd >= 0;
+	}
+	if (fd < 0 || !(*out = fdopen(fd, "w"))) {
+		kd_err("bad --output '%s': %s", path, strerror(errno));
+		if (*created)
+			unlink(path);
+		*created = false;
+		return -errno;
+	}
+	return 0;
+}
+
 static int run_session(const struct command *c, struct options *o)
 {
 	struct session s = { .cmd = c, .opt = o };
@@ -77,53 +114,32 @@ static int run_session(const struct command *c, struct options *o)
 	struct measurement prev = { 0 };
 	uint64_t t0, t_prev, t_attach, deadline, next;
 	FILE *out = stdout;
-	sigset_t mask;
 	int sfd = -1, err, interval = 0;
-	bool stop = false, have_workload = o->cmd || o->argv;
+	bool stop = false, have_workload = o->cmd || o->argv, created = false;
 
-	/* A shell starts background commands with SIGINT ignored, and an
-	 * ignored signal never reaches a signalfd: take the defaults back so
-	 * that Ctrl-C and kill -INT always end the run with its result. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		err = -errno;
-		kd_err("failed to create signalfd: %s", strerror(errno));
-		return err;
-	}
+	sfd = kdist_signalfd();
+	if (sfd < 0)
+		return sfd;
 	if (o->view.format == OUT_MARKDOWN) {
 		kd_err("bad output format 'markdown': only diff writes markdown");
 		err = -EINVAL;
 		goto out;
 	}
-	if (geteuid() != 0) {
-		kd_err("failed to start: kdist needs root (CAP_BPF and CAP_PERFMON) to load BPF");
-		err = -EPERM;
+	err = kdist_need_root();
+	if (err)
 		goto out;
+	err = options_resolve(o);
+	if (err)
+		goto out;
+	if (o->argv) {
+		err = workload_check(o->argv);
+		if (err)
+			goto out;
 	}
 	if (o->output) {
-		FILE *f = fopen(o->output, "w");
-
-		if (!f) {
-			err = -errno;
-			kd_err("failed to open '%s': %s", o->output, strerror(errno));
+		err = output_open(o->output, &out, &created);
+		if (err)
 			goto out;
-		}
-		out = f;
-	}
-	if (o->cgroup) {
-		err = cgroup_id_of(o->cgroup, &o->cgroup_id);
-		if (err) {
-			kd_err("failed to find cgroup '%s': %s", o->cgroup, strerror(-err));
-			goto out;
-		}
 	}
 	t0 = now_ns();
 	if (have_workload) {
@@ -132,12 +148,20 @@ static int run_session(const struct command *c, struct options *o)
 			goto out;
 		o->cgroup_id = w.cgroup_id;
 	}
-	err = c->prepare(&s);
+	events_output(out, o->view.format);
+	/* the cost is in JSON (and the HTML page made of it) and on -v's line */
+	engine_stats_wanted(kd_verbose_level || o->view.format == OUT_JSON ||
+			    o->view.format == OUT_HTML);
+	err = session_start(&s);
 	if (err)
 		goto out;
-	err = c->attach(&s);
-	if (err)
+	/* the file's old content goes only now that tracing works */
+	if (out != stdout && ftruncate(fileno(out), 0) && errno != EINVAL) {
+		err = -errno;
+		kd_err("failed to write %s: %s", o->output, strerror(errno));
 		goto out;
+	}
+	created = false;
 	t_attach = now_ns();
 	kd_info("attached in %.1f ms", (t_attach - t0) / 1e6);
 	/* on stderr whatever the format: scripts wait for it to know the
@@ -156,7 +180,9 @@ static int run_session(const struct command *c, struct options *o)
 	next = o->interval ? t0 + (uint64_t)(o->interval * 1e9) : 0;
 	while (!stop) {
 		struct signalfd_siginfo si;
-		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
+					 { .fd = events_fd(), .events = POLLIN },
+					 { .fd = engine_spill_fd(), .events = POLLIN } };
 		uint64_t now = now_ns(), wake = UINT64_MAX;
 		int timeout;
 
@@ -164,8 +190,20 @@ static int run_session(const struct command *c, struct options *o)
 			wake = deadline;
 		if (next && next < wake)
 			wake = next;
-		timeout = wake == UINT64_MAX ? -1 : wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
-		poll(&pfd, 1, timeout);
+		/* at most a minute: poll's int milliseconds end at 24 days */
+		timeout = wake == UINT64_MAX ? -1 : wake <= now ? 0 :
+			  wake - now >= 60000000000ULL ? 60000 : (int)((wake - now + 999999) / 1000000);
+		poll(pfd, 3, timeout);	/* negative fds are skipped */
+		if (pfd[1].revents) {
+			err = events_poll();
+			if (err)
+				goto out;
+		}
+		if (pfd[2].revents) {
+			err = engine_spill_drain();
+			if (err)
+				goto out;
+		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo != SIGCHLD)
 				stop = true;
@@ -176,7 +214,9 @@ static int run_session(const struct command *c, struct options *o)
 		if (deadline && now >= deadline)
 			stop = true;
 		if (next && (now >= next || stop)) {
-			err = emit(&s, out, &prev, ++interval, t0, &t_prev);
+			err = emit(&s, out, &prev, interval + 1, t0, &t_prev,
+				   stop || (o->count && interval + 1 >= o->count));
+			interval++;
 			if (err)
 				goto out;
 			next += (uint64_t)(o->interval * 1e9);
@@ -185,19 +225,55 @@ static int run_session(const struct command *c, struct options *o)
 		}
 	}
 	if (!o->interval)
-		err = emit(&s, out, &prev, 0, t0, &t_prev);
+		err = emit(&s, out, &prev, 0, t0, &t_prev, true);
+	if (!err) {
+		err = measurement_write_end(out, &o->view);
+		if (err)
+			kd_err("failed to write output: %s", strerror(-err));
+	}
+	/* a workload that ended on its own: its status is kdist's */
+	if (!err && have_workload && w.exited)
+		err = workload_status(&w);
 out:
-	if (c->cleanup && s.priv)
-		c->cleanup(&s);
+	events_close();
+	session_stop(&s);
 	if (have_workload)
 		workload_cleanup(&w);
 	measurement_clear(&prev);
-	if (out != stdout && fclose(out) && !err) {
+	if (out != stdout && fclose(out) && err <= 0) {
 		err = -errno;
 		kd_err("failed to write %s: %s", o->output, strerror(errno));
 	}
+	if (created)
+		unlink(o->output);
 	close(sfd);
 	return err;
+}
+
+/* "kdist pair a b -i 1", for the views that say what was run; words
+ * with spaces or quotes in single quotes. */
+static char *cmdline_join(int argc, char **argv)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	fputs("kdist", f);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] && !strpbrk(a, " \t\n'\"\\$`*?;&|<>()[]{}~#!")) {
+			fprintf(f, " %s", a);
+			continue;
+		}
+		fputs(" '", f);
+		for (; *a; a++)
+			fputs(*a == '\'' ? "'\\''" : (char[]){ *a, 0 }, f);
+		fputc('\'', f);
+	}
+	return fclose(f) ? NULL : s;
 }
 
 int main(int argc, char **argv)
@@ -222,15 +298,19 @@ int main(int argc, char **argv)
 	}
 	err = cli_parse(argc - 1, argv + 1, c, &o);
 	if (err)
-		return 2;
+		return 2;	/* usage error */
+	o.view.cmdline = cmdline_join(argc, argv);
 	libbpf_set_print(libbpf_print);
 	err = c->run ? c->run(&o) : run_session(c, &o);
 	free(o.args);
+	free((char *)o.view.cmdline);
 	if (fflush(stdout) || ferror(stdout)) {
 		/* said once: a failed write in a measurement was reported */
 		if (!err)
 			kd_err("failed to write output: %s", strerror(errno));
 		return 1;
 	}
-	return err > 0 ? err : err ? 1 : 0;
+	/* 0, 1 for a runtime failure, 2 for a usage error, or the workload's
+	 * (or diff's) own status */
+	return err > 0 ? err : err ? (kd_bad_input ? 2 : 1) : 0;
 }

@@ -28,14 +28,24 @@ struct options {
 	const char *key;
 	const char *by;
 	const char *linear;
+	const char *cond;	/* --if */
+	uint64_t slower_ns;	/* --slower-than */
+	int stack;		/* --stack: enum slow_stack */
+	const char *fields;	/* trace --fields */
+	uint64_t max_rate;	/* trace --max-rate, events per second */
 	int freq;		/* profile -F */
 	const char *state;	/* offcpu --state */
 	double min_us, max_us;	/* offcpu --min-us, --max-us */
 	int max_groups;
+	int max_buckets;	/* func --max-buckets */
 	/* diff */
 	double alpha, min_change;
 	bool min_change_set;
 	const char *fail_on;
+	/* serve */
+	char **measures;
+	int nmeasures;
+	const char *config, *listen, *buckets;
 	/* views */
 	struct view_opts view;
 	const char *output;
@@ -49,7 +59,9 @@ struct options {
 enum opt_id {
 	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
 	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
-	O_MAX_GROUPS, O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
+	O_MAX_GROUPS, O_MAX_BUCKETS, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
+	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
+	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS,
 	O_VERBOSE, O_HELP,
 	NR_OPTS
 };
@@ -59,12 +71,15 @@ enum opt_id {
 #define OPTS_MEASURE                                                                    \
 	(OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |    \
 	 OPT(INTERVAL) | OPT(COUNT) | OPT(BY) | OPT(UNIT) | OPT(FORMAT) | OPT(OUTPUT) | \
-	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(MAX_GROUPS))
+	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(MAX_GROUPS) | OPT(HEATMAP))
 /* Taken by every command, declared or not. */
 #define OPTS_ALWAYS (OPT(VERBOSE) | OPT(HELP))
 
 /* --max-groups when none is given, unless the command says otherwise. */
 #define DEFAULT_MAX_GROUPS 4096
+/* Upper bounds of --max-groups and of every duration (-d, -i: a year). */
+#define MAX_GROUPS_LIMIT (1 << 20)
+#define MAX_SECONDS 31536000
 
 struct session;
 
@@ -91,8 +106,22 @@ struct session {
 	void *priv;
 };
 
+/* What main does for every measuring command, for commands that run
+ * several sessions (serve): */
+/* SIGINT, SIGTERM, SIGHUP and SIGCHLD, blocked, to a signalfd; or -errno. */
+int kdist_signalfd(void);
+/* 0 as root, else -EPERM after saying why. */
+int kdist_need_root(void);
+/* Resolve what the options name on this machine (--cgroup's id). */
+int options_resolve(struct options *o);
+/* prepare and attach; on failure nothing stays loaded.  0 or -errno. */
+int session_start(struct session *s);
+/* Detach and free what the session holds; a stopped session may stop again. */
+void session_stop(struct session *s);
+
 extern const struct command cmd_pair, cmd_list, cmd_probe;
 extern const struct command cmd_profile, cmd_offcpu, cmd_wakeup;
-extern const struct command cmd_func, cmd_diff;
+extern const struct command cmd_func, cmd_diff, cmd_report, cmd_trace;
+extern const struct command cmd_serve;
 
 #endif

@@ -350,13 +350,40 @@ void measurement_add_drop(struct measurement *m, const char *name, uint64_t valu
 		m->drops[m->ndrops++] = (struct m_drop){ name, value };
 }
 
-uint64_t measurement_lost(const struct measurement *m)
+/* Counters of events without a partner by nature, not losses: an END
+ * whose START came before tracing began, a START while one was pending (a
+ * wakeup of a task that was still running), a return whose call came
+ * before tracing began (docs/json.md). */
+bool m_drop_unmatched(const char *name)
+{
+	static const char *const names[] = {
+		"end_without_start", "start_replaced", "return_without_entry",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+static uint64_t drops_sum(const struct measurement *m, bool unmatched)
 {
 	uint64_t n = 0;
 
 	for (int i = 0; i < m->ndrops; i++)
-		n += m->drops[i].value;
+		if (m_drop_unmatched(m->drops[i].name) == unmatched)
+			n += m->drops[i].value;
 	return n;
+}
+
+uint64_t measurement_lost(const struct measurement *m)
+{
+	return drops_sum(m, false);
+}
+
+uint64_t measurement_unmatched(const struct measurement *m)
+{
+	return drops_sum(m, true);
 }
 
 void m_cost_add(struct m_cost *to, const struct m_cost *c)
@@ -365,6 +392,26 @@ void m_cost_add(struct m_cost *to, const struct m_cost *c)
 	to->err = to->err ? to->err : c->err;
 	to->runs += c->runs;
 	to->run_ns += c->run_ns;
+	to->map_bytes += c->map_bytes;
+}
+
+int measurement_merge(struct measurement *to, const struct measurement *from)
+{
+	struct hist h;
+
+	for (int i = 0; i < from->ngroups; i++) {
+		const struct m_group *f = &from->groups[i];
+		struct m_group *g = measurement_group(to, f->key);
+
+		if (!g)
+			return -ENOMEM;
+		m_hist_get(&f->h, &h);
+		if (m_hist_add(&g->h, &h))
+			return -ENOMEM;
+		g->self_ns += f->self_ns;
+		g->total_ns += f->total_ns;
+	}
+	return 0;
 }
 
 void measurement_copy_header(struct measurement *dst, const struct measurement *src)

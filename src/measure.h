@@ -127,12 +127,7 @@ bool fmt_names_value(const struct m_value *v, enum m_fmt f);
  * non-empty one (a whole struct hist is 4 KB: 100,000 groups would take
  * 400 MB).  Views expand it with m_hist_get. */
 struct m_hist {
-	hist_u64 count;
-	hist_u64 sum;
-	hist_u64 sumsq_lo;
-	hist_u64 sumsq_hi;
-	hist_u64 min;
-	hist_u64 max;
+	HIST_STATS_FIELDS
 	unsigned short lo, n;	/* buckets lo .. lo + n - 1 */
 	hist_u64 *slots;
 };
@@ -160,6 +155,9 @@ struct m_cost {
 	int programs;		/* 0: no BPF programs behind this measurement */
 	int err;		/* errno: the kernel refused the statistics */
 	uint64_t runs, run_ns;
+	/* the kernel's account of the memory its maps hold (their fdinfo
+	 * memlock: what is allocated now, for maps that grow as used) */
+	uint64_t map_bytes;
 };
 
 struct measurement {
@@ -200,13 +198,20 @@ void measurement_add_drop(struct measurement *m, const char *name, uint64_t valu
 /* out = cur - prev, group by group (prev may lack groups). */
 int measurement_diff(struct measurement *out, const struct measurement *cur,
 		     const struct measurement *prev);
+/* Add from's groups to to's (same by-names).  0 or -ENOMEM. */
+int measurement_merge(struct measurement *to, const struct measurement *from);
 /* Copy the descriptive header (everything but groups and drops). */
 void measurement_copy_header(struct measurement *dst, const struct measurement *src);
 void measurement_clear(struct measurement *m);	/* free groups, keep header */
+/* The drop counters that mean loss (tables full, storage or stacks failed,
+ * runs the kernel skipped), and those of events without a partner by
+ * nature (m_drop_unmatched: an END whose START preceded tracing...). */
 uint64_t measurement_lost(const struct measurement *m);
+uint64_t measurement_unmatched(const struct measurement *m);
+bool m_drop_unmatched(const char *name);
 void m_cost_add(struct m_cost *to, const struct m_cost *c);
 
-enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN };
+enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN, OUT_HTML };
 
 struct view_opts {
 	enum out_format format;
@@ -218,14 +223,25 @@ struct view_opts {
 		double min, max, step;	/* step 0: log2 */
 	} linear;
 	bool header_done;	/* CSV header already written */
+	bool heatmap;		/* text with -i: the heatmap of the intervals so far */
+	struct heat *heat;	/* its history (heatmap.h) */
+	const char *cmdline;	/* the command line, for JSON and HTML; NULL: none */
+	FILE *docs;		/* HTML: the JSON documents so far, into docs_buf */
+	char *docs_buf;
+	size_t docs_len;
 };
 
 int output_parse_format(const char *s, enum out_format *f);
 /* "MIN,MAX,STEP" for --linear: 0 or -EINVAL after printing why. */
 int linear_parse(const char *s, struct linear *l);
-/* Write one measurement in the chosen format.  0 or -errno. */
+/* Write one measurement in the chosen format.  0 or -errno.  HTML is one
+ * page for every measurement of a run: measurement_write keeps each, and
+ * measurement_write_end writes the page (and frees what views kept). */
 int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v);
+int measurement_write_end(FILE *f, struct view_opts *v);
 
+/* s as a JSON string, quoted and escaped. */
+void json_str(FILE *f, const char *s);
 /* s as one CSV field: quoted when it holds a comma, a quote or a newline. */
 void csv_field(FILE *f, const char *s);
 

@@ -91,12 +91,15 @@ static __always_inline void record(struct slot *s, __u64 delta)
 	struct stack_key k = s->key;
 	struct hist *h;
 
-	h = lookup_or_init(&hist_groups, &k, &zero_hist);
-	if (!h) {
+	bool full;
+
+	h = group_value(&hist_groups, &k, &zero_hist, &full);
+	if (h)
+		hist_add(h, delta);
+	else if (full)
 		drop(SDROP_GROUP_FULL);
-		return;
-	}
-	hist_add(h, delta);
+	else
+		spill_event(&k, sizeof(k), delta, 0, 0);
 }
 
 static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct *prev,

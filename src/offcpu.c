@@ -92,6 +92,7 @@ static int prepare(struct session *s, bool waker)
 	unsigned int allowed = SF_BIT(SF_COMM) | SF_BIT(SF_PID) | SF_BIT(SF_TID) |
 			       SF_BIT(SF_KSTACK) | SF_BIT(SF_USTACK);
 	struct stack_cfg *c;
+	unsigned int states;
 	struct bpf_program *prog;
 	int err;
 
@@ -106,6 +107,10 @@ static int prepare(struct session *s, bool waker)
 		kd_err("bad --max-us %g: below --min-us %g", o->max_us, o->min_us);
 		return -EINVAL;
 	}
+	/* bad input is refused before any feature probe loads a program */
+	err = parse_states(o->state, &states);
+	if (err)
+		return err;
 	err = stack_cmd_init(&p->sc, o,
 			     waker ? "comm,waker_comm,waker_ustack,waker_kstack" : "comm,ustack,kstack",
 			     allowed | (waker ? SF_WAKER_MASK : 0), sizeof(struct hist));
@@ -119,9 +124,7 @@ static int prepare(struct session *s, bool waker)
 		return err;
 	c = &p->skel->rodata->cfg;
 	stack_cmd_cfg(&p->sc, o, c);
-	err = parse_states(o->state, &c->state_mask);
-	if (err)
-		return err;
+	c->state_mask = states;
 	c->min_ns = o->min_us * 1000;
 	c->max_ns = o->max_us * 1000;
 	/* task storage wants the BTF task pointers only tp_btf provides */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Views of a measurement: text, JSON, CSV.  Stack views (folded, SVG) are
  * in stackview.c.  Every view prints the loss counters. */
+#include "heatmap.h"
+#include "html.h"
 #include "measure.h"
 #include "util.h"
 
@@ -44,6 +46,7 @@ int output_parse_format(const char *s, enum out_format *f)
 	static const char *const names[] = {
 		[OUT_TEXT] = "text", [OUT_JSON] = "json", [OUT_CSV] = "csv",
 		[OUT_FOLDED] = "folded", [OUT_SVG] = "svg", [OUT_MARKDOWN] = "markdown",
+		[OUT_HTML] = "html",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -52,7 +55,7 @@ int output_parse_format(const char *s, enum out_format *f)
 			return 0;
 		}
 	}
-	kd_err("bad output format '%s': expected text, json, csv, folded, svg or markdown", s);
+	kd_err("bad output format '%s': expected text, json, csv, folded, svg, markdown or html", s);
 	return -EINVAL;
 }
 
@@ -181,13 +184,33 @@ static void fmt_val(char *buf, size_t len, const struct measurement *m, double v
 		fmt_time(buf, len, v);
 }
 
+/* "lost: N (a 0, b N)": the counters that mean loss, or (unmatched) those
+ * of events without a partner by nature; the latter line only when the
+ * measurement has such counters. */
+static void write_drops_line(FILE *f, const struct measurement *m, bool unmatched)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->ndrops; i++) {
+		if (m_drop_unmatched(m->drops[i].name) != unmatched)
+			continue;
+		if (!n++)
+			fprintf(f, "%s: %llu (", unmatched ? "unmatched" : "lost",
+				(unsigned long long)(unmatched ? measurement_unmatched(m) :
+							       measurement_lost(m)));
+		fprintf(f, "%s%s %llu", n > 1 ? ", " : "", m->drops[i].name,
+			(unsigned long long)m->drops[i].value);
+	}
+	if (n)
+		fputs(")\n", f);
+	else if (!unmatched)
+		fputs("lost: 0\n", f);
+}
+
 static void write_drops_text(FILE *f, const struct measurement *m)
 {
-	fprintf(f, "lost: %llu", (unsigned long long)measurement_lost(m));
-	for (int i = 0; i < m->ndrops; i++)
-		fprintf(f, "%s%s %llu", i ? ", " : " (", m->drops[i].name,
-			(unsigned long long)m->drops[i].value);
-	fprintf(f, "%s\n", m->ndrops ? ")" : "");
+	write_drops_line(f, m, false);
+	write_drops_line(f, m, true);
 }
 
 /* kdist's own cost, one line with -v: "cost: 1.5M program runs, 84 ns
@@ -216,7 +239,7 @@ static void write_cost_text(FILE *f, const struct measurement *m)
 	if (m->duration_s > 0)
 		fprintf(f, ", %.2g%% of one CPU over %.3g s",
 			100.0 * c->run_ns / (m->duration_s * 1e9), m->duration_s);
-	fputc('\n', f);
+	fprintf(f, "; maps %.1f MB\n", c->map_bytes / 1048576.0);
 }
 
 static const char *hist_unit_label(const char *unit)
@@ -262,9 +285,9 @@ int linear_parse(const char *s, struct linear *l)
 {
 	char extra;
 
-	if (sscanf(s, "%lf,%lf,%lf%c", &l->min, &l->max, &l->step, &extra) != 3 || l->step <= 0 ||
-	    l->max <= l->min || (l->max - l->min) / l->step > 1000) {
-		kd_err("bad --linear '%s': expected MIN,MAX,STEP with MIN < MAX, STEP > 0, "
+	if (sscanf(s, "%lf,%lf,%lf%c", &l->min, &l->max, &l->step, &extra) != 3 || !isfinite(l->max) ||
+	    !(l->step > 0) || !(l->min >= 0) || l->max <= l->min || (l->max - l->min) / l->step > 1000) {
+		kd_err("bad --linear '%s': expected MIN,MAX,STEP with 0 <= MIN < MAX, STEP > 0, "
 		       "at most 1000 buckets", s);
 		l->step = 0;
 		return -EINVAL;
@@ -394,7 +417,32 @@ static void write_counts(FILE *f, const struct measurement *m, const struct m_gr
 
 int stackview_write_top(FILE *f, const struct measurement *m, const struct view_opts *v, int n);
 
-static void write_text(FILE *f, const struct measurement *m, const struct view_opts *vo,
+/* --heatmap: the group's intervals so far, for the first groups shown. */
+static void write_heatmap(FILE *f, const struct measurement *m, struct view_opts *vo,
+			  const struct m_group *g, const struct hist *h, int i)
+{
+	char label[512] = "all";
+
+	if (!vo->heatmap || !m->interval || i >= HEAT_MAX_GROUPS)
+		return;
+	if (g && m->nby) {
+		FILE *l = fmemopen(label, sizeof(label), "w");
+
+		if (!l)
+			return;
+		write_group_label(l, m, g, ", ");
+		fclose(l);
+	}
+	if (heat_add(&vo->heat, label, m->interval, h)) {
+		kd_err("failed to keep the heatmap: %s", strerror(ENOMEM));
+		return;
+	}
+	if (g && m->kind == M_FUNC)
+		fprintf(f, "\n%s\n", label);
+	heat_write(f, vo->heat, label, m->kind == M_VALUE && m->value_unit ? m->value_unit : "ns");
+}
+
+static void write_text(FILE *f, const struct measurement *m, struct view_opts *vo,
 		       const struct m_group **v, int n)
 {
 	char dur[32];
@@ -414,10 +462,22 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 		/* the heaviest stacks; --hist gives a histogram per stack */
 		n = m->ngroups;
 		stackview_write_top(f, m, vo, vo->top ? vo->top : 10);
+		if (vo->heatmap) {
+			struct hist all = { 0 }, hb;
+
+			for (int i = 0; i < m->ngroups; i++)
+				hist_merge(&all, group_hist(&m->groups[i], &hb));
+			write_heatmap(f, m, vo, NULL, &all, 0);
+		}
 	} else if (m->counts) {
 		write_counts(f, m, v, n);
 	} else if (m->kind == M_FUNC) {
 		write_func_table(f, m, v, n, vo);
+		for (int i = 0; i < n; i++) {
+			struct hist hb;
+
+			write_heatmap(f, m, vo, v[i], group_hist(v[i], &hb), i);
+		}
 	} else {
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
@@ -435,6 +495,7 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 			else
 				write_hist_text(f, h, unit, div);
 			write_stats_text(f, m, h);
+			write_heatmap(f, m, vo, v[i], h, i);
 		}
 	}
 	if (n < m->ngroups)
@@ -443,7 +504,7 @@ static void write_text(FILE *f, const struct measurement *m, const struct view_o
 	write_cost_text(f, m);
 }
 
-static void json_str(FILE *f, const char *s)
+void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -515,7 +576,8 @@ static void write_cost_json(FILE *f, const struct measurement *m)
 
 	if (!c->programs)
 		return;
-	fprintf(f, ",\"cost\":{\"programs\":%d,", c->programs);
+	fprintf(f, ",\"cost\":{\"programs\":%d,\"map_bytes\":%llu,", c->programs,
+		(unsigned long long)c->map_bytes);
 	if (c->err) {
 		fputs("\"runs\":null,\"run_ns\":null,\"ns_per_run\":null,\"cpu_share\":null,"
 		      "\"unknown\":", f);
@@ -537,7 +599,8 @@ static void write_cost_json(FILE *f, const struct measurement *m)
 	fputc('}', f);
 }
 
-static void write_json(FILE *f, const struct measurement *m, const struct m_group **v, int n)
+static void write_json(FILE *f, const struct measurement *m, const struct m_group **v, int n,
+		       const char *cmdline)
 {
 	struct utsname u;
 	static const char *const kinds[] = { "latency", "value", "func" };
@@ -548,6 +611,10 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	uname(&u);
 	fprintf(f, "{\"schema\":\"%s\",\"command\":", JSON_SCHEMA);
 	json_str(f, m->command);
+	if (cmdline) {
+		fputs(",\"cmdline\":", f);
+		json_str(f, cmdline);
+	}
 	fprintf(f, ",\"kind\":\"%s\",\"unit\":", kinds[m->kind]);
 	json_str(f, m->kind == M_VALUE ? m->value_unit : "ns");
 	fputs(",\"title\":", f);
@@ -629,6 +696,11 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	for (int i = 0; i < m->ndrops; i++)
 		fprintf(f, "%s\"%s\":%llu", i ? "," : "", m->drops[i].name,
 			(unsigned long long)m->drops[i].value);
+	fputs("},\"unmatched\":{", f);
+	for (int i = 0, n = 0; i < m->ndrops; i++)
+		if (m_drop_unmatched(m->drops[i].name))
+			fprintf(f, "%s\"%s\":%llu", n++ ? "," : "", m->drops[i].name,
+				(unsigned long long)m->drops[i].value);
 	fputc('}', f);
 	write_cost_json(f, m);
 	fputs("}\n", f);
@@ -676,8 +748,8 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 			csv_field(f, m->by[i]);
 		}
 		/* counts have no values to sum or summarize */
-		fputs(m->counts ? ",count,lost\n" :
-				  ",unit,count,sum,mean,stddev,min,p50,p90,p99,p999,max,lost\n", f);
+		fputs(m->counts ? ",count\n" : ",unit,count,sum,mean,stddev,min,p50,p90,p99,p999,max\n",
+		      f);
 		vo->header_done = true;
 	}
 	for (int i = 0; i < n; i++) {
@@ -690,16 +762,20 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 			csv_field(f, label(m, v[i], j, buf));
 		}
 		if (m->counts) {
-			fprintf(f, ",%llu,%llu\n", (unsigned long long)h->count,
-				(unsigned long long)measurement_lost(m));
+			fprintf(f, ",%llu\n", (unsigned long long)h->count);
 			continue;
 		}
-		fprintf(f, ",%s,%llu,%llu,%.1f,%.1f,%llu,%.1f,%.1f,%.1f,%.1f,%llu,%llu\n",
+		fprintf(f, ",%s,%llu,%llu,%.1f,%.1f,%llu,%.1f,%.1f,%.1f,%.1f,%llu\n",
 			m->kind == M_VALUE ? m->value_unit : "ns", (unsigned long long)h->count,
 			(unsigned long long)h->sum, hist_mean(h), hist_stddev(h),
 			(unsigned long long)h->min, hist_quantile(h, 0.5), hist_quantile(h, 0.9),
-			hist_quantile(h, 0.99), hist_quantile(h, 0.999), (unsigned long long)h->max,
-			(unsigned long long)measurement_lost(m));
+			hist_quantile(h, 0.99), hist_quantile(h, 0.999), (unsigned long long)h->max);
+	}
+	/* rows are groups: the run-wide counters once per measurement, on
+	 * stderr, when there was a loss */
+	if (measurement_lost(m)) {
+		fputs("kdist: ", stderr);
+		write_drops_line(stderr, m, false);
 	}
 }
 
@@ -721,8 +797,19 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 		write_text(f, m, v, g, n);
 		break;
 	case OUT_JSON:
-		write_json(f, m, g, n);
+		write_json(f, m, g, n, v->cmdline);
 		break;
+	case OUT_HTML:
+		/* the page is written at the end, of every interval's JSON */
+		if (!v->docs)
+			v->docs = open_memstream(&v->docs_buf, &v->docs_len);
+		if (!v->docs) {
+			err = -ENOMEM;
+			break;
+		}
+		write_json(v->docs, m, g, n, v->cmdline);
+		free(g);
+		return ferror(v->docs) ? -ENOMEM : 0;
 	case OUT_CSV:
 		write_csv(f, m, v, g, n);
 		break;
@@ -732,4 +819,22 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 	free(g);
 	/* a failed write leaves its cause (ENOSPC, EDQUOT...) in errno */
 	return fflush(f) || ferror(f) ? (errno ? -errno : -EIO) : err;
+}
+
+int measurement_write_end(FILE *f, struct view_opts *v)
+{
+	int err = 0;
+
+	heat_free(v->heat);
+	v->heat = NULL;
+	if (!v->docs)
+		return 0;
+	if (fclose(v->docs))
+		err = -ENOMEM;
+	v->docs = NULL;
+	if (!err)
+		err = html_write(f, "the measurement", v->docs_buf, v->docs_len);
+	free(v->docs_buf);
+	v->docs_buf = NULL;
+	return err;
 }

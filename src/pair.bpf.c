@@ -16,6 +16,8 @@
 #include "pair.h"
 #include "common.bpf.h"
 #include "filter.bpf.h"
+#include "cond.bpf.h"
+#include "record.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -47,29 +49,59 @@ struct {
 	__type(value, struct hist);
 } hist_one SEC(".maps");
 
-struct {
+/* Two group tables: programs write to the one in group_table, and user
+ * space, at every read, puts the other one there (the update waits for the
+ * programs running meanwhile), then takes the groups out of this one.  The
+ * kernel holds an interval's groups, never the whole run's. */
+struct group_hists {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 4096);
 	__type(key, struct group_key);
 	__type(value, struct hist);
-} hist_groups SEC(".maps");
+} hist_groups SEC(".maps"), hist_groups_b SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct group_hists);
+} group_table SEC(".maps") = {
+	.values = { &hist_groups },
+};
 
 STACK_MAP(stacks, 1);	/* sized by user space when stacks are used */
 
+/* --slower-than: one event per slow pair, sized by user space when used */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} slow_events SEC(".maps");
+
 static const struct hist zero_hist;
+
+/* A register of a kprobe's or uprobe's pt_regs.  The verifier allows only
+ * loads at a constant offset from the context itself, and clang may hoist
+ * the address of a field (ctx + 80) out of a switch of loads, which the
+ * verifier then refuses ("dereference of modified ctx ptr"): one load in asm
+ * per register. */
+#define REG(ctx, field) ({ __u64 _v;						\
+	asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(_v)			\
+		     : "r"(ctx), "i"(__builtin_offsetof(struct pt_regs, field))); _v; })
 
 static __always_inline __u64 read_regs(struct pt_regs *regs, const volatile struct val_src *s)
 {
+	/* x86-64: the return value in ax, the arguments in di, si, dx, cx,
+	 * r8, r9 */
 	if (s->kind == VAL_RETVAL)
-		return PT_REGS_RC(regs);
+		return REG(regs, ax);
 	switch (s->idx) {
-	case 0: return PT_REGS_PARM1(regs);
-	case 1: return PT_REGS_PARM2(regs);
-	case 2: return PT_REGS_PARM3(regs);
-	case 3: return PT_REGS_PARM4(regs);
-	case 4: return PT_REGS_PARM5(regs);
-	default: return regs->r9; /* x86-64: libbpf 1.1 lacks PARM6 */
+	case 0: return REG(regs, di);
+	case 1: return REG(regs, si);
+	case 2: return REG(regs, dx);
+	case 3: return REG(regs, cx);
+	case 4: return REG(regs, r8);
+	default: return REG(regs, r9);
 	}
 }
 
@@ -87,24 +119,22 @@ static __always_inline __u64 raw_arg(void *ctx, unsigned int idx)
 	case 2: return RAW_ARG(ctx, 16);
 	case 3: return RAW_ARG(ctx, 24);
 	case 4: return RAW_ARG(ctx, 32);
-	default: return RAW_ARG(ctx, 40);
+	case 5: return RAW_ARG(ctx, 40);
+	default: return RAW_ARG(ctx, 48);	/* fexit: a 6-argument function's return */
 	}
 }
 
 static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *s, int src)
 {
-	__u64 v = 0, id;
-	unsigned int shift;
+	__u64 id;
 
 	switch (s->kind) {
 	case VAL_FIELD:
-		bpf_probe_read_kernel(&v, s->size, ctx + s->off);
-		shift = 64 - 8 * s->size;
-		v <<= shift;
-		return s->is_signed ? (__u64)((__s64)v >> shift) : v >> shift;
+		return record_field(ctx, s);
 	case VAL_ARG:
 	case VAL_RETVAL:
-		if (src == SRC_RAW)
+		/* at fexit, user space set the return value's idx past the arguments */
+		if (src == SRC_RAW || src == SRC_FENTRY || src == SRC_FEXIT)
 			return raw_arg(ctx, s->idx);
 		if (src == SRC_REGS)
 			return read_regs(ctx, s);
@@ -192,20 +222,78 @@ static __always_inline void read_match(void *ctx, int side, struct match_key *k,
 	}
 }
 
-static __always_inline bool cond_holds(void *ctx, int src, struct task_struct *t)
+/* The --if terms of one side hold (0 START, 1 END). */
+static __always_inline bool cond_holds(void *ctx, int src, struct task_struct *t, int side)
 {
-	for (int i = 0; i < PAIR_MAX_COND; i++) {
-		__u64 v, want = cfg.cond_val[i];
+	for (int i = 0; i < COND_MAX; i++) {
+		const volatile struct val_src *s = &cfg.cond_src[i];
 
-		if (cfg.cond_op[i] == COND_NONE)
+		if (cfg.cond.op[i] == COND_NONE)
 			break;
-		v = start_val(ctx, &cfg.cond[i], src, t);
-		if ((cfg.cond_op[i] == COND_EQ && v != want) ||
-		    (cfg.cond_op[i] == COND_NE && v == want) ||
-		    (cfg.cond_op[i] == COND_MASK_ZERO && (v & want)))
+		if (cfg.cond.side[i] != side)
+			continue;
+		if (!cfg.cond.is_str[i]) {
+			if (!cond_num(&cfg.cond, i, side ? read_val(ctx, s, src) :
+					 start_val(ctx, s, src, t)))
+				return false;
+			continue;
+		}
+		char str[COND_STR_LEN] = {};
+
+		if (s->kind == VAL_COMM && t)
+			bpf_core_read_str(str, sizeof(str), &t->comm);
+		else if (s->kind == VAL_COMM)
+			bpf_get_current_comm(str, sizeof(str));
+		else
+			bpf_probe_read_kernel_str(str, sizeof(str), ctx + s->off);
+		if (!cond_str(&cfg.cond, i, str))
 			return false;
 	}
 	return true;
+}
+
+/* --slower-than: the task of a START (t, or current) and its stacks. */
+static __always_inline void slow_who(void *ctx, struct slow_start *w, struct task_struct *t,
+				     bool with_stacks)
+{
+	if (t) {
+		w->id = task_val(t, VAL_PID) << 32 | task_val(t, VAL_TID);
+		bpf_core_read_str(w->comm, sizeof(w->comm), &t->comm);
+	} else {
+		w->id = bpf_get_current_pid_tgid();
+		bpf_get_current_comm(w->comm, sizeof(w->comm));
+	}
+	w->kstack = w->ustack = STACK_NONE;
+	if (with_stacks) {
+		w->kstack = bpf_get_stackid(ctx, &stacks, 0);
+		w->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	}
+}
+
+static __always_inline void slow_emit(void *ctx, const struct slow_start *w,
+				      const struct match_key *k, const struct group_key *g,
+				      __u64 ts, __u64 delta)
+{
+	struct slow_event *e;
+
+	if (!cfg.slow_ns || delta <= cfg.slow_ns)
+		return;
+	e = bpf_ringbuf_reserve(&slow_events, sizeof(*e), 0);
+	if (!e) {
+		drop(DROP_OUTPUT);
+		return;
+	}
+	e->ts = ts;
+	e->delta = delta;
+	e->start = *w;
+	if (cfg.slow_stack == SLOW_STACK_END) {
+		e->start.kstack = bpf_get_stackid(ctx, &stacks, 0);
+		e->start.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	}
+	e->cpu = bpf_get_smp_processor_id();
+	e->key = *k;
+	e->group = *g;
+	bpf_ringbuf_submit(e, 0);
 }
 
 static __always_inline bool filtered_out(struct task_struct *t)
@@ -217,13 +305,45 @@ static __always_inline void record(struct group_key *g, __u64 delta);
 
 static __always_inline int start_matched(void *ctx, int src, struct task_struct *t, __u64 ts);
 
-static __always_inline int on_start(void *ctx, int src)
+/* The hot path: pairing by thread with the start in task storage (never
+ * with a subject or in single-event mode, see pair.c).  The current task
+ * is fetched once, for the filter and the storage.  The clock is read after
+ * the storage lookup on both sides: the time measured holds one lookup (the
+ * END's), as it would with the clock read first on both sides, and an END
+ * of an untraced thread reads no clock at all. */
+static __always_inline int start_thread(void *ctx, int src)
 {
-	struct task_struct *t = subject(ctx, src);
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct start_val *sv;
 	__u64 ts;
 
-	if (filtered_out(t) || !cond_holds(ctx, src, t))
+	if (task_filtered_out_cur(&cfg.filter, NULL, cur) || !cond_holds(ctx, src, NULL, 0))
+		return 0;
+	sv = bpf_task_storage_get(&task_start, cur, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!sv) {
+		drop(DROP_STORAGE);
+		return 0;
+	}
+	ts = bpf_ktime_get_ns();
+	if (sv->ts && cfg.restart)
+		record(&sv->group, ts - sv->ts);
+	else if (sv->ts)
+		drop(DROP_START_REPLACED);
+	sv->ts = ts;
+	read_group(ctx, &sv->group, src, NULL);
+	if (cfg.slow_ns)
+		slow_who(ctx, &sv->slow, NULL, cfg.slow_stack == SLOW_STACK_START);
+	return 0;
+}
+
+static __always_inline int on_start(void *ctx, int src)
+{
+	struct task_struct *t = subject(ctx, src);
+	__u64 ts;
+
+	if (cfg.thread_key && cfg.task_storage)
+		return start_thread(ctx, src);
+	if (filtered_out(t) || !cond_holds(ctx, src, t, 0))
 		return 0;
 	if (cfg.single) {
 		struct group_key g = {};
@@ -233,22 +353,6 @@ static __always_inline int on_start(void *ctx, int src)
 		return 0;
 	}
 	ts = bpf_ktime_get_ns();
-	/* the hot path: nothing to zero, one storage lookup */
-	if (cfg.thread_key && cfg.task_storage) {
-		sv = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
-					  BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!sv) {
-			drop(DROP_STORAGE);
-			return 0;
-		}
-		if (sv->ts && cfg.restart)
-			record(&sv->group, ts - sv->ts);
-		else if (sv->ts)
-			drop(DROP_START_REPLACED);
-		sv->ts = ts;
-		read_group(ctx, &sv->group, src, t);
-		return 0;
-	}
 	return start_matched(ctx, src, t, ts);
 }
 
@@ -260,6 +364,8 @@ static __always_inline int start_matched(void *ctx, int src, struct task_struct 
 	read_match(ctx, 0, &k, src, t);
 	nv.ts = ts;
 	read_group(ctx, &nv.group, src, t);
+	if (cfg.slow_ns)
+		slow_who(ctx, &nv.slow, t, cfg.slow_stack == SLOW_STACK_START);
 	if (cfg.restart) {
 		/* the pending START ends here, e.g. a write lock downgraded */
 		sv = bpf_map_lookup_elem(&match_start, &k);
@@ -287,17 +393,21 @@ static __always_inline void record(struct group_key *g, __u64 delta)
 {
 	struct hist *h;
 	__u32 zero = 0;
+	bool full = true;
 
-	if (!cfg.nby && !cfg.end_by_on) {
+	if (!cfg.nby && !cfg.end_by_on)
 		h = bpf_map_lookup_elem(&hist_one, &zero);
-	} else {
-		h = lookup_or_init(&hist_groups, g, &zero_hist);
+	else {
+		void *groups = bpf_map_lookup_elem(&group_table, &zero);
+
+		h = groups ? group_value(groups, g, &zero_hist, &full) : NULL;
 	}
-	if (!h) {
+	if (h)
+		hist_add(h, delta);
+	else if (full)
 		drop(DROP_GROUP_FULL);
-		return;
-	}
-	hist_add(h, delta);
+	else
+		spill_event(g, sizeof(*g), delta, 0, 0);
 }
 
 /* The END-side grouping component, after the START ones. */
@@ -313,28 +423,48 @@ static __always_inline void end_group(void *ctx, struct group_key *g, int src)
 	g->v[cfg.nby & (PAIR_MAX_BY - 1)] = v;
 }
 
+static __always_inline int end_thread(void *ctx, int src)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct start_val *sv = bpf_task_storage_get(&task_start, cur, 0, 0);
+	__u64 ts, delta;
+
+	if (!sv || !sv->ts) {
+		if (!cfg.orphan_ok && !task_filtered_out_cur(&cfg.filter, NULL, cur))
+			drop(DROP_END_NO_START);
+		return 0;
+	}
+	ts = bpf_ktime_get_ns();
+	delta = ts - sv->ts;
+	sv->ts = 0;
+	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
+		return 0;
+	if (cfg.nby || cfg.end_by_on || cfg.slow_ns) {
+		struct group_key g = {};
+		struct match_key k = {};	/* by thread: no key fields */
+
+		if (cfg.nby)
+			g = sv->group;
+		end_group(ctx, &g, src);
+		slow_emit(ctx, &sv->slow, &k, &g, ts, delta);
+		record(&g, delta);
+	} else {
+		record(NULL, delta);	/* no key to build */
+	}
+	return 0;
+}
+
 static __always_inline int on_end(void *ctx, int src)
 {
 	struct match_key k = {};
 	struct start_val *sv;
 	struct group_key g = {};
-	__u64 ts = bpf_ktime_get_ns(), delta;
+	struct slow_start w;	/* read only with --slower-than */
+	__u64 ts, delta;
 
-	if (cfg.thread_key && cfg.task_storage) {
-		sv = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0, 0);
-		if (!sv || !sv->ts) {
-			if (!cfg.orphan_ok && !filtered_out(NULL))
-				drop(DROP_END_NO_START);
-			return 0;
-		}
-		delta = ts - sv->ts;
-		sv->ts = 0;
-		if (cfg.nby)
-			g = sv->group;
-		end_group(ctx, &g, src);
-		record(&g, delta);
-		return 0;
-	}
+	if (cfg.thread_key && cfg.task_storage)
+		return end_thread(ctx, src);
+	ts = bpf_ktime_get_ns();
 	read_match(ctx, 1, &k, src, NULL);
 	sv = bpf_map_lookup_elem(&match_start, &k);
 	if (!sv) {
@@ -346,8 +476,13 @@ static __always_inline int on_end(void *ctx, int src)
 	delta = ts - sv->ts;
 	if (cfg.nby)
 		g = sv->group;
+	if (cfg.slow_ns)
+		w = sv->slow;
 	bpf_map_delete_elem(&match_start, &k);
+	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
+		return 0;
 	end_group(ctx, &g, src);
+	slow_emit(ctx, &w, &k, &g, ts, delta);
 	record(&g, delta);
 	return 0;
 }
@@ -364,3 +499,12 @@ SEC("kprobe")
 int regs_start(struct pt_regs *ctx) { return on_start(ctx, SRC_REGS); }
 SEC("kprobe")
 int regs_end(struct pt_regs *ctx) { return on_end(ctx, SRC_REGS); }
+/* attached to their function by user space (bpf_program__set_attach_target) */
+SEC("fentry")
+int fentry_start(void *ctx) { return on_start(ctx, SRC_FENTRY); }
+SEC("fexit")
+int fexit_start(void *ctx) { return on_start(ctx, SRC_FEXIT); }
+SEC("fentry")
+int fentry_end(void *ctx) { return on_end(ctx, SRC_FENTRY); }
+SEC("fexit")
+int fexit_end(void *ctx) { return on_end(ctx, SRC_FEXIT); }

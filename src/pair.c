@@ -4,7 +4,9 @@
  * Also the engine of every recipe (recipes.c): a recipe is a pair_spec.
  */
 #include "pair.h"
+#include "cond.h"
 #include "engine.h"
+#include "events.h"
 #include "feature.h"
 #include "pair.skel.h"
 #include "pair_cmd.h"
@@ -14,6 +16,7 @@
 #include "stacks.h"
 #include "syms.h"
 #include "tracefs.h"
+#include "uprobe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -38,8 +41,15 @@ struct pair {
 	struct pair_cfg cfg;
 	int nby;
 	struct by_name by[PAIR_MAX_BY];
-	struct stack_syms *syms;	/* --by kstack, ustack */
+	struct stack_syms *syms;	/* --by kstack, ustack; --stack */
+	struct key_spec keys;		/* --key, for --slower-than's lines */
+	const char *measure;		/* a recipe's sub-measurement, for them too */
+	enum m_fmt key_fmt[PAIR_MAX_KEY];
 	struct measurement header;
+	/* groups taken out of the kernel so far (drain) */
+	struct measurement acc;
+	bool drain;	/* take the groups out at every read, see pair.bpf.c */
+	int table;	/* the group table programs write to: 0 hist_groups, 1 _b */
 };
 
 static const char *const roles[2] = { "START", "END" };
@@ -50,6 +60,7 @@ static const char *const drop_names[NR_DROPS] = {
 	[DROP_GROUP_FULL] = "group_table_full",
 	[DROP_STACK] = "stack_failed",
 	[DROP_STORAGE] = "storage_failed",
+	[DROP_OUTPUT] = "output_dropped",
 };
 
 static const struct {
@@ -132,24 +143,77 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 	return -ENOENT;
 }
 
-static bool side_reads(const struct pair *p, int side, enum val_kind a, enum val_kind b)
-{
-	const struct pair_side *s = &p->cfg.side[side];
+/* Every value a side's program reads: its keys, conditions and grouping
+ * components (START: --by and the value; END: the END grouping).  Returns
+ * how many, into v. */
+#define SIDE_VALS_MAX (PAIR_MAX_KEY + PAIR_MAX_BY + COND_MAX + 1)
 
-	for (unsigned int i = 0; i < s->nkey; i++)
-		if (s->key[i].kind == a || s->key[i].kind == b)
+static int side_vals(struct pair_cfg *c, int side, struct val_src **v)
+{
+	int n = 0;
+
+	for (unsigned int i = 0; i < c->side[side].nkey; i++)
+		v[n++] = &c->side[side].key[i];
+	for (unsigned int i = 0; side == 0 && i < c->nby; i++)
+		v[n++] = &c->by[i];
+	for (int i = 0; i < COND_MAX && c->cond.op[i]; i++)
+		if (c->cond.side[i] == side)
+			v[n++] = &c->cond_src[i];
+	if (side == 0)
+		v[n++] = &c->value;
+	if (side == 1 && c->end_by_on)
+		v[n++] = &c->end_by;
+	return n;
+}
+
+static bool side_reads(struct pair *p, int side, enum val_kind a, enum val_kind b)
+{
+	struct val_src *v[SIDE_VALS_MAX];
+	int n = side_vals(&p->cfg, side, v);
+
+	for (int i = 0; i < n; i++)
+		if (v[i]->kind == a || v[i]->kind == b)
 			return true;
-	for (unsigned int i = 0; side == 0 && i < p->cfg.nby; i++)
-		if (p->cfg.by[i].kind == a || p->cfg.by[i].kind == b)
-			return true;
-	for (int i = 0; side == 0 && i < PAIR_MAX_COND && p->cfg.cond_op[i]; i++)
-		if (p->cfg.cond[i].kind == a || p->cfg.cond[i].kind == b)
-			return true;
-	if (side == 0 && (p->cfg.value.kind == a || p->cfg.value.kind == b))
-		return true;
-	if (side == 1 && p->cfg.end_by_on && (p->cfg.end_by.kind == a || p->cfg.end_by.kind == b))
-		return true;
 	return false;
+}
+
+/* The return value's index at fexit: after the arguments. */
+static void retval_at(struct pair *p, int side, unsigned int nargs)
+{
+	struct val_src *v[SIDE_VALS_MAX];
+	int n = side_vals(&p->cfg, side, v);
+
+	for (int i = 0; i < n; i++)
+		if (v[i]->kind == VAL_RETVAL)
+			v[i]->idx = nargs;
+}
+
+/* k:/kr: by fentry/fexit where the kernel attaches them to this function
+ * (one trampoline call instead of a breakpoint or an ftrace callback with
+ * saved registers; the entry arguments are still there at fexit), else by
+ * kprobes; fentry:/fexit: and kprobe:/kretprobe: insist. */
+static int choose_kfunc_source(struct pair *p, int side)
+{
+	const struct event_spec *e = &p->ev[side];
+	bool ret = e->kind == EV_KRETPROBE;
+	unsigned int nargs = 0;
+	const char *why = "";
+
+	if (e->method != METHOD_KPROBE && fentry_works(e->name, ret, &nargs, &why)) {
+		p->src[side] = ret ? SRC_FEXIT : SRC_FENTRY;
+		retval_at(p, side, nargs);
+		return 0;
+	}
+	if (e->method == METHOD_FENTRY) {
+		kd_err("failed to attach %s %s: no %s for %s: %s", roles[side], e->text,
+		       ret ? "fexit" : "fentry", e->name, why);
+		return -EOPNOTSUPP;
+	}
+	if (e->method == METHOD_BEST)
+		kd_info("%s %s: by %s, not %s: %s", roles[side], e->text, ret ? "kretprobe" : "kprobe",
+			ret ? "fexit" : "fentry", why);
+	p->src[side] = SRC_REGS;
+	return 0;
 }
 
 static int choose_source(struct pair *p, int side)
@@ -158,6 +222,8 @@ static int choose_source(struct pair *p, int side)
 	bool fields = side_reads(p, side, VAL_FIELD, VAL_STR_FIELD);
 	bool args = side_reads(p, side, VAL_ARG, VAL_ARG);
 
+	if (e->kind == EV_KPROBE || e->kind == EV_KRETPROBE)
+		return choose_kfunc_source(p, side);
 	if (e->kind != EV_TRACEPOINT) {
 		p->src[side] = SRC_REGS;
 		return 0;
@@ -181,11 +247,41 @@ static int choose_source(struct pair *p, int side)
 	return 0;
 }
 
+/* A uprobe's binary is an ELF file with the symbol, checked before
+ * anything is loaded. */
+static int check_uprobe(const struct event_spec *e)
+{
+	struct elf_syms *es;
+	char path[512];
+	bool found;
+	int err = resolve_binary_path(e->path, path, sizeof(path));
+
+	if (err) {
+		kd_err("bad event '%s': %s: %s", e->text, e->path, strerror(-err));
+		return err;
+	}
+	es = elf_syms_open(path);
+	if (!es) {
+		err = -errno;
+		kd_err("bad event '%s': %s: %s", e->text, path,
+		       err == -ENOEXEC ? "not an ELF file" : strerror(-err));
+		return err;
+	}
+	found = elf_syms_find_name(es, e->name);
+	if (!found)
+		kd_err("bad event '%s': no function '%s' in %s%s", e->text, e->name, path,
+		       elf_syms_count(es) ? "" : " (it has no symbols: stripped?)");
+	elf_syms_free(es);
+	return found ? 0 : -ENOENT;
+}
+
 static int check_event(struct pair *p, int side)
 {
 	struct event_spec *e = &p->ev[side];
 	int err;
 
+	if (e->kind == EV_UPROBE || e->kind == EV_URETPROBE)
+		return check_uprobe(e);
 	if (e->kind != EV_TRACEPOINT)
 		return 0;
 	err = tp_format_load(e->category, e->name, &p->fmt[side]);
@@ -200,44 +296,64 @@ static int check_event(struct pair *p, int side)
 	return 0;
 }
 
-/* One condition "F==N", "F!=N" or "F&MASK==0" into slot i. */
-static int parse_cond(struct pair *p, int i, const char *s)
+/* Whether side has a field or argument called name (built-ins are the
+ * START's). */
+static bool side_has(const struct pair *p, int side, const char *name)
 {
-	static const struct { const char *op; enum cond_op c; } ops[] = {
-		{ "&", COND_MASK_ZERO }, { "!=", COND_NE }, { "==", COND_EQ },
-	};
-	struct pair_cfg *c = &p->cfg;
-	struct val_src *v = &c->cond[i];
-	char name[64];
-	const char *at = NULL;
-	size_t o;
-	int err;
+	const struct event_spec *e = &p->ev[side];
+	unsigned int n;
+	char extra;
 
-	for (o = 0; o < ARRAY_SIZE(ops); o++) {
-		at = strstr(s, ops[o].op);
-		if (at)
+	if (e->kind == EV_TRACEPOINT)
+		return tp_format_field(&p->fmt[side], name) ||
+		       (sscanf(name, "arg%u%c", &n, &extra) == 1 && n < 6);
+	return !strcmp(name, "retval") ? ev_is_return(e->kind) :
+	       sscanf(name, "arg%u%c", &n, &extra) == 1 && n < 6;
+}
+
+/* --if: each term on the START's field, else on the END's. */
+static int configure_cond(struct pair *p, const char *text, bool single)
+{
+	struct pair_cfg *c = &p->cfg;
+	struct cond_list cl = { 0 };
+	int err = cond_parse(text, &cl);
+
+	for (int i = 0; !err && i < cl.n; i++) {
+		const struct cond_term *t = &cl.t[i];
+		struct val_src *v = &c->cond_src[i];
+		int side = !single && !side_has(p, 0, t->field) && side_has(p, 1, t->field);
+
+		err = resolve_val(p, side, t->field, v);
+		if (err)
 			break;
+		if (v->kind == VAL_KSTACK || v->kind == VAL_USTACK) {
+			kd_err("bad --if '%s': stacks are not compared", t->text);
+			return -EINVAL;
+		}
+		err = cond_compile(t, v->kind == VAL_COMM || v->kind == VAL_STR_FIELD,
+				   v->is_signed, &c->cond, i);
+		c->cond.side[i] = side;
+		c->end_cond |= side;
+		/* the END of a START the condition left out is no loss */
+		c->orphan_ok |= !side;
 	}
-	if (!at || at - s >= (long)sizeof(name))
-		goto bad;
-	c->cond_op[i] = ops[o].c;
-	snprintf(name, sizeof(name), "%.*s", (int)(at - s), s);
-	err = resolve_val(p, 0, name, v);
-	if (err)
-		return err;
-	if (v->kind == VAL_STR_FIELD || v->kind == VAL_COMM || v->kind == VAL_KSTACK ||
-	    v->kind == VAL_USTACK)
-		goto bad;
-	at += strlen(ops[o].op);
-	errno = 0;
-	c->cond_val[i] = strtoll(at, (char **)&at, 0);
-	if (errno || (c->cond_op[i] == COND_MASK_ZERO && strcmp(at, "==0")) ||
-	    (c->cond_op[i] != COND_MASK_ZERO && *at))
-		goto bad;
-	return 0;
-bad:
-	kd_err("bad condition '%s': expected FIELD==N, FIELD!=N or FIELD&MASK==0", s);
-	return -EINVAL;
+	return err;
+}
+
+/* How a value without a formatter prints: dev_t as a disk, signed as
+ * signed, raw arguments in hex. */
+static enum m_fmt default_fmt(const struct pair *p, int side, const char *name,
+			      const struct val_src *v)
+{
+	const struct tp_field *f = v->kind == VAL_FIELD ? tp_format_field(&p->fmt[side], name) : NULL;
+
+	if (f && !strcmp(f->type, "dev_t"))
+		return FMT_DISK;
+	if (v->is_signed)
+		return FMT_SIGNED;
+	if (v->kind == VAL_ARG || v->kind == VAL_RETVAL)
+		return FMT_HEX;
+	return FMT_AUTO;
 }
 
 /* Grouping component i: "FIELD" or "FIELD:FORMATTER", read on one side.
@@ -247,7 +363,6 @@ static int resolve_by(struct pair *p, int side, int i, const char *given)
 {
 	struct by_name *b = &p->by[i];
 	struct val_src *v = side ? &p->cfg.end_by : &p->cfg.by[i];
-	const struct tp_field *f;
 	char name[64];
 	char *suffix;
 	int err;
@@ -268,15 +383,7 @@ static int resolve_by(struct pair *p, int side, int i, const char *given)
 		}
 		return err ? err : fmt_prepare(b->fmt);
 	}
-	f = v->kind == VAL_FIELD ? tp_format_field(&p->fmt[side], name) : NULL;
-	if (f && !strcmp(f->type, "dev_t"))
-		b->fmt = FMT_DISK;
-	else if (v->is_signed)
-		b->fmt = FMT_SIGNED;
-	else if (v->kind == VAL_ARG || v->kind == VAL_RETVAL)
-		b->fmt = FMT_HEX;
-	else
-		b->fmt = FMT_AUTO;
+	b->fmt = default_fmt(p, side, name, v);
 	return 0;
 }
 
@@ -301,16 +408,9 @@ static int configure_extras(struct pair *p, const struct pair_spec *ps)
 		}
 	}
 	if (ps->cond) {
-		char conds[PAIR_MAX_COND][64];
-		int n = name_list_parse(ps->cond, conds, PAIR_MAX_COND, "condition");
-
-		for (int i = 0; i < n; i++) {
-			err = parse_cond(p, i, conds[i]);
-			if (err)
-				return err;
-		}
-		if (n < 0)
-			return n;
+		err = configure_cond(p, ps->cond, ps->single);
+		if (err)
+			return err;
 	}
 	if (ps->end_by) {
 		if (ps->single || p->nby >= PAIR_MAX_BY) {
@@ -320,6 +420,8 @@ static int configure_extras(struct pair *p, const struct pair_spec *ps)
 		err = resolve_by(p, 1, p->nby, ps->end_by);
 		if (err)
 			return err;
+		if (ps->end_name)
+			snprintf(p->by[p->nby].name, sizeof(p->by[0].name), "%s", ps->end_name);
 		if (c->end_by.kind == VAL_STR_FIELD || c->end_by.kind == VAL_COMM ||
 		    c->end_by.kind == VAL_KSTACK || c->end_by.kind == VAL_USTACK) {
 			kd_err("bad END grouping '%s': not a number", ps->end_by);
@@ -341,7 +443,14 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 	struct key_spec k;
 	int n, err;
 
+	/* single events have no latency: a recipe's counts stay as they are */
+	if (!ps->single) {
+		c->slow_ns = o->slower_ns;
+		c->slow_stack = o->stack;
+	}
+
 	c->subject_arg = ps->subject_arg;
+	p->measure = ps->measure;
 	if (ps->key) {
 		err = key_spec_parse(ps->key, &k);
 		if (err)
@@ -352,6 +461,7 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 				err = resolve_val(p, 1, k.end[i], &c->side[1].key[i]);
 			if (err)
 				return err;
+			p->key_fmt[i] = default_fmt(p, 0, k.start[i], &c->side[0].key[i]);
 			if (c->side[0].key[i].kind == VAL_STR_FIELD ||
 			    c->side[0].key[i].kind == VAL_COMM ||
 			    c->side[1].key[i].kind == VAL_STR_FIELD ||
@@ -361,6 +471,7 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 			}
 		}
 		c->side[0].nkey = c->side[1].nkey = k.n;
+		p->keys = k;
 	} else {
 		c->thread_key = 1;
 	}
@@ -373,6 +484,8 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 		err = resolve_by(p, 0, i, names[i]);
 		if (err)
 			return err;
+		if (ps->names[i])
+			snprintf(p->by[i].name, sizeof(p->by[i].name), "%s", ps->names[i]);
 		for (int j = 0; j < i; j++) {
 			bool si = v->kind == VAL_COMM || v->kind == VAL_STR_FIELD;
 			bool sj = c->by[j].kind == VAL_COMM || c->by[j].kind == VAL_STR_FIELD;
@@ -401,16 +514,20 @@ static const char *src_attach_name(const struct pair *p, int side)
 	switch (p->src[side]) {
 	case SRC_TP: return "tracepoint";
 	case SRC_RAW: return "raw_tracepoint";
+	case SRC_FENTRY: return "fentry";
+	case SRC_FEXIT: return "fexit";
 	default: return ev_kind_name(p->ev[side].kind);
 	}
 }
 
 static struct bpf_program *side_prog(struct pair *p, int side)
 {
-	struct bpf_program *progs[3][2] = {
+	struct bpf_program *progs[][2] = {
 		[SRC_TP] = { p->skel->progs.tp_start, p->skel->progs.tp_end },
 		[SRC_RAW] = { p->skel->progs.raw_start, p->skel->progs.raw_end },
 		[SRC_REGS] = { p->skel->progs.regs_start, p->skel->progs.regs_end },
+		[SRC_FENTRY] = { p->skel->progs.fentry_start, p->skel->progs.fentry_end },
+		[SRC_FEXIT] = { p->skel->progs.fexit_start, p->skel->progs.fexit_end },
 	};
 	return progs[p->src[side]][side];
 }
@@ -427,6 +544,43 @@ static int watch_stacks(struct pair *p)
 		if (p->cfg.by[i].kind == VAL_USTACK)
 			return stack_syms_watch(p->syms, bpf_map__fd(p->skel->maps.hist_groups),
 						sizeof(struct group_key), &tgid, 1);
+	return 0;
+}
+
+static struct m_value key_value(struct pair *p, int i, const struct group_key *g);
+
+/* One line (or JSON line) per pair slower than --slower-than. */
+static int print_slow(void *ctx, void *data, size_t size)
+{
+	struct pair *p = ctx;
+	const struct slow_event *e = data;
+	const struct slow_start *w = &e->start;
+	FILE *f = events_file();
+	char buf[256], comm[PAIR_STR_LEN + 1];
+
+	if (size < sizeof(*e))
+		return 0;
+	snprintf(comm, sizeof(comm), "%.*s", PAIR_STR_LEN, w->comm);
+	events_begin(f, "slow");
+	events_head(f, e->ts, comm, w->id >> 32, (uint32_t)w->id, e->cpu, e->delta);
+	if (p->measure)
+		events_field(f, "measure", p->measure, true);
+	for (int i = 0; !p->cfg.thread_key && i < p->keys.n; i++) {
+		struct m_value v = mv_num(e->key.v[i]);
+
+		events_field(f, p->keys.start[i], fmt_value(&v, p->key_fmt[i], buf, sizeof(buf)), true);
+	}
+	for (int i = 0; i < p->nby; i++) {
+		struct m_value v = key_value(p, i, &e->group);
+
+		events_field(f, p->by[i].name, v.type == MV_STACK ? v.stack->label :
+			     fmt_value(&v, p->by[i].fmt, buf, sizeof(buf)), true);
+	}
+	if (p->cfg.slow_stack) {
+		events_stack(f, "kstack", stack_syms_stack(p->syms, w->kstack, false, 0));
+		events_stack(f, "ustack", stack_syms_stack(p->syms, w->ustack, true, w->id >> 32));
+	}
+	events_end(f);
 	return 0;
 }
 
@@ -455,18 +609,39 @@ static int load(struct pair *p, struct options *o)
 	for (unsigned int i = 0; i < p->cfg.nby; i++)
 		if (p->cfg.by[i].kind == VAL_KSTACK || p->cfg.by[i].kind == VAL_USTACK)
 			need_stacks = true;
-	if (need_stacks)
+	if (need_stacks || p->cfg.slow_stack)
 		bpf_map__set_max_entries(p->skel->maps.stacks, 16384);
-	if (o->max_groups)
+	if (p->cfg.slow_ns)
+		bpf_map__set_max_entries(p->skel->maps.slow_events, SLOW_RING_BYTES);
+	if (o->max_groups) {
 		bpf_map__set_max_entries(p->skel->maps.hist_groups, o->max_groups);
+		bpf_map__set_max_entries(p->skel->maps.hist_groups_b, o->max_groups);
+	}
 	p->skel->rodata->cfg = p->cfg;
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
 					  (!p->cfg.single && prog == side_prog(p, 1)));
+	for (int side = 0; side < (p->cfg.single ? 1 : 2); side++) {
+		if (p->src[side] != SRC_FENTRY && p->src[side] != SRC_FEXIT)
+			continue;
+		err = bpf_program__set_attach_target(side_prog(p, side), 0, p->ev[side].name);
+		if (err) {
+			kd_err("failed to attach %s %s: %s", roles[side], p->ev[side].text,
+			       strerror(-err));
+			return err;
+		}
+	}
 	err = engine_load(&p->eng, p->skel->skeleton, drop_names, NR_DROPS);
 	if (err)
 		return err;
-	if (need_stacks)
+	if (p->cfg.slow_ns) {
+		err = events_add(bpf_map__fd(p->skel->maps.slow_events), print_slow, p);
+		if (err)
+			return err;
+	}
+	/* the user-stack watch reads the processes of one table's keys */
+	p->drain = p->nby && !need_stacks;
+	if (need_stacks || p->cfg.slow_stack)
 		return watch_stacks(p);
 	return 0;
 }
@@ -488,7 +663,10 @@ static int attach_side(struct pair *p, int side, struct options *o)
 		break;
 	case EV_KPROBE:
 	case EV_KRETPROBE:
-		l = kfunc_attach_one(prog, e->name, e->kind == EV_KRETPROBE, 0);
+		if (p->src[side] == SRC_REGS)
+			l = kfunc_attach_one(prog, e->name, e->kind == EV_KRETPROBE, 0);
+		else
+			l = bpf_program__attach_trace(prog);
 		break;
 	case EV_UPROBE:
 	case EV_URETPROBE: {
@@ -500,6 +678,11 @@ static int attach_side(struct pair *p, int side, struct options *o)
 			kd_err("failed to find '%s' of %s: %s", e->path, e->text, strerror(-err));
 			return err;
 		}
+		err = uprobe_refuse_self(path, e->text);
+		if (!err)
+			err = uprobe_refuse_unsafe(path, e->name, e->kind == EV_URETPROBE, e->text);
+		if (err)
+			return err;
 		l = bpf_program__attach_uprobe_opts(prog, o->pid ? o->pid : -1, path, 0, &uo);
 		break;
 	}
@@ -568,6 +751,7 @@ int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
 	if (err)
 		return err;
 	fill_header(p, ps, s->cmd->name);
+	measurement_copy_header(&p->acc, &p->header);
 	return load(p, s->opt);
 }
 
@@ -585,6 +769,7 @@ static int pair_prepare(struct session *s)
 	ps.end = o->args[1];
 	ps.key = o->key;
 	ps.by = o->by;
+	ps.cond = o->cond;
 	return pair_prepare_spec(s, &ps);
 }
 
@@ -623,13 +808,86 @@ static struct m_value key_value(struct pair *p, int i, const struct group_key *g
 	}
 }
 
+/* Add h to the group of BPF group key k. */
+static int add_group(struct pair *p, struct measurement *m, const struct group_key *k,
+		     const struct hist *h)
+{
+	struct m_value key[M_MAX_BY];
+	struct m_group *g;
+
+	for (int i = 0; i < p->nby; i++) {
+		key[i] = key_value(p, i, k);
+		if (key[i].type != MV_NUM && !key[i].text)
+			return -ENOMEM;
+	}
+	/* raw keys that the formatters or symbols make equal are one group */
+	g = measurement_group(m, key);
+	if (!g)
+		return -ENOMEM;
+	return m_hist_add(&g->h, h);
+}
+
+/* The groups of table fd added to m; with take, deleted from the table. */
+static int read_groups(struct pair *p, int fd, struct measurement *m, bool take)
+{
+	struct group_key k, next, *cur = NULL, *keys = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	while (!err && !bpf_map_get_next_key(fd, cur, &next)) {
+		struct hist h;
+
+		k = next;
+		cur = &k;
+		if (take && n == cap) {
+			struct group_key *nk = realloc(keys, (cap = cap ? 2 * cap : 256) * sizeof(*nk));
+
+			if (!nk) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = nk;
+		}
+		if (take)
+			keys[n++] = k;
+		if (engine_sum_hist(&p->eng, fd, &k, sizeof(h), &h))
+			continue;	/* no program writes a table being read */
+		err = add_group(p, m, &k, &h);
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &keys[i]);
+	free(keys);
+	return err;
+}
+
+/* Put the other group table in the programs' place (the update returns
+ * once every program that might still write to the old one has ended:
+ * nothing is written between reading a group and deleting it), then take
+ * the old one's groups into p->acc. */
+static int drain_groups(struct pair *p)
+{
+	struct bpf_map *t[2] = { p->skel->maps.hist_groups, p->skel->maps.hist_groups_b };
+	int next = bpf_map__fd(t[!p->table]), outer = bpf_map__fd(p->skel->maps.group_table);
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(outer, &zero, &next, BPF_ANY)) {
+		int err = -errno;
+
+		kd_err("failed to switch group tables: %s", strerror(-err));
+		return err;
+	}
+	p->table = !p->table;
+	return read_groups(p, bpf_map__fd(t[!p->table]), &p->acc, true);
+}
+
 int pair_read(struct session *s, struct measurement *m)
 {
 	struct pair *p = s->priv;
-	struct group_key k, next, *cur = NULL;
+	const struct engine_spilled *sp = NULL;
+	struct group_key k;
 	struct m_group *g;
 	__u32 zero = 0;
-	int fd, err;
+	int err;
 
 	measurement_copy_header(m, &p->header);
 	err = engine_read(&p->eng, m);
@@ -649,29 +907,18 @@ int pair_read(struct session *s, struct measurement *m)
 			return -ENOMEM;
 		return m_hist_set(&g->h, &h);
 	}
-	fd = bpf_map__fd(p->skel->maps.hist_groups);
-	while (!bpf_map_get_next_key(fd, cur, &next)) {
-		struct m_value key[M_MAX_BY];
-		struct hist h;
-
-		k = next;
-		cur = &k;
-		if (engine_sum_hist(&p->eng, fd, &k, sizeof(h), &h))
-			continue;	/* deleted meanwhile: cannot happen, groups stay */
-		for (int i = 0; i < p->nby; i++) {
-			key[i] = key_value(p, i, &k);
-			if (key[i].type != MV_NUM && !key[i].text)
-				return -ENOMEM;
-		}
-		/* raw keys that the formatters or symbols make equal are one group */
-		g = measurement_group(m, key);
-		if (!g)
-			return -ENOMEM;
-		err = m_hist_add(&g->h, &h);
-		if (err)
-			return err;
+	if (p->drain) {
+		err = drain_groups(p);
+		if (!err)
+			err = measurement_merge(m, &p->acc);
+	} else {
+		err = read_groups(p, bpf_map__fd(p->skel->maps.hist_groups), m, false);
 	}
-	return 0;
+	/* the events the kernel handed over since the start (engine_read took
+	 * the last ones): whole-run figures, like p->acc */
+	while (!err && (sp = engine_spilled_next(&p->eng, sp, &k, sizeof(k))))
+		err = add_group(p, m, &k, sp->h);
+	return err;
 }
 
 void pair_cleanup(struct session *s)
@@ -682,6 +929,7 @@ void pair_cleanup(struct session *s)
 	pair_bpf__destroy(p->skel);
 	stack_syms_free(p->syms);
 	measurement_clear(&p->header);
+	measurement_clear(&p->acc);
 	free(p);
 	s->priv = NULL;
 }
@@ -690,7 +938,7 @@ const struct command cmd_pair = {
 	.name = "pair",
 	.args = "START END",
 	.summary = "latency from START to END, matched by --key (default: same thread)",
-	.opts = OPTS_MEASURE | OPT(KEY),
+	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK),
 	.prepare = pair_prepare,
 	.attach = pair_attach,
 	.read = pair_read,

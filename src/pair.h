@@ -4,12 +4,12 @@
 #ifndef KDIST_PAIR_H
 #define KDIST_PAIR_H
 
+#include "cond.h"
 #include "filter.h"
 
 #define PAIR_MAX_KEY 4	/* fields matching START to END */
 #define PAIR_MAX_BY 4	/* grouping components */
 #define PAIR_STR_LEN 16 /* one string component (comm, or a char[] field) */
-#define PAIR_MAX_COND 2	/* conditions on a START */
 
 /* Where a value comes from.  Resolved by user space from tracefs format
  * files and the event kind; the BPF side only follows the recipe. */
@@ -33,6 +33,8 @@ enum src_kind {
 	SRC_TP,		/* tracepoint: ctx is the trace record */
 	SRC_RAW,	/* raw tracepoint: ctx->args[] */
 	SRC_REGS,	/* kprobe/kretprobe/uprobe/uretprobe: pt_regs */
+	SRC_FENTRY,	/* fentry: ctx is the function's arguments, u64 each */
+	SRC_FEXIT,	/* fexit: the arguments at entry, then the return value */
 };
 
 struct val_src {
@@ -59,10 +61,11 @@ struct pair_cfg {
 	 * `value` (VAL_NONE: 0, a plain count); there is no END. */
 	unsigned char single;
 	struct val_src value;
-	/* A START (or single event) is kept only when every cond holds. */
-	unsigned char cond_op[PAIR_MAX_COND];	/* enum cond_op */
-	struct val_src cond[PAIR_MAX_COND];
-	long long cond_val[PAIR_MAX_COND];
+	/* --if: a START (or single event) is kept only when its terms hold,
+	 * a pair only when its END's terms hold too. */
+	struct cond_cfg cond;
+	struct val_src cond_src[COND_MAX];
+	unsigned char end_cond;		/* some term is on the END */
 	/* One grouping component read at END into by[nby], e.g. an errno. */
 	unsigned char end_by_on;
 	unsigned char end_by_neg;	/* keep negative values, record others as 0 */
@@ -73,13 +76,9 @@ struct pair_cfg {
 	 * woken task of sched_wakeup), not current: filters and pid, tid,
 	 * comm and cgroup read it. 0: current. */
 	unsigned char subject_arg;
-};
-
-enum cond_op {
-	COND_NONE,
-	COND_EQ,	/* value == cond_val */
-	COND_NE,
-	COND_MASK_ZERO,	/* (value & cond_val) == 0 */
+	/* --slower-than: pairs over slow_ns go to slow_events; 0 off */
+	unsigned long long slow_ns;
+	unsigned char slow_stack;	/* enum slow_stack */
 };
 
 struct group_key {
@@ -92,10 +91,33 @@ struct match_key {
 	unsigned long long v[PAIR_MAX_KEY];
 };
 
+/* --slower-than: what a START keeps for the line of a slow pair. */
+struct slow_start {
+	unsigned long long id;		/* tgid << 32 | tid of the START's task */
+	int kstack, ustack;		/* --stack: stack ids, or -errno */
+	char comm[PAIR_STR_LEN];
+};
+
 struct start_val {
 	unsigned long long ts;
 	struct group_key group;
+	struct slow_start slow;		/* only with --slower-than */
 };
+
+/* One pair slower than --slower-than, through the ring buffer slow_events. */
+struct slow_event {
+	unsigned long long ts;		/* END, bpf_ktime_get_ns() */
+	unsigned long long delta;
+	struct slow_start start;	/* --stack end: the END's stacks */
+	unsigned int cpu;		/* the END's */
+	unsigned int pad;
+	struct match_key key;
+	struct group_key group;
+};
+
+#define SLOW_RING_BYTES (1 << 20)	/* slow_events, when used */
+
+enum slow_stack { SLOW_STACK_NONE, SLOW_STACK_START, SLOW_STACK_END };
 
 /* Every way an event can be lost; all are counted and shown. */
 enum pair_drop {
@@ -105,6 +127,7 @@ enum pair_drop {
 	DROP_GROUP_FULL,	/* group table full */
 	DROP_STACK,		/* stack id could not be taken */
 	DROP_STORAGE,		/* task storage could not be created */
+	DROP_OUTPUT,		/* ring buffer of slow events full */
 	NR_DROPS,
 };
 

@@ -3,6 +3,7 @@
  * attached. */
 #include "feature.h"
 #include "kdist.h"
+#include "uprobe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -53,12 +54,14 @@ static int probe_run(struct options *o)
 	printf("  %-22s %s\n", "CATEGORY:NAME",
 	       yes(FEAT_RAW_TP) ? "raw tracepoint when no record field is read, else tracepoint" :
 	       yes(FEAT_TRACEPOINT) ? "tracepoint" : "unavailable");
-	printf("  %-22s %s\n", "k:FUNC, kr:FUNC", yes(FEAT_KPROBE) ? "kprobe, kretprobe" :
-	       "unavailable: no kprobes");
+	printf("  %-22s %s\n", "k:FUNC, kr:FUNC",
+	       yes(FEAT_FENTRY) ? "fentry, fexit (kprobe, kretprobe for a function they refuse)" :
+	       yes(FEAT_KPROBE) ? "kprobe, kretprobe" : "unavailable: no kprobes");
 	printf("  %-22s %s\n", "func GLOB (kernel)", yes(FEAT_KPROBE_MULTI) ? "kprobe.multi (one link)" :
 	       yes(FEAT_KPROBE) ? "one kprobe per function" : "unavailable: no kprobes");
-	printf("  %-22s %s\n", "func u:PATH:GLOB", yes(FEAT_UPROBE) ?
-	       "one uprobe and uretprobe per function" : "unavailable: no uprobes");
+	printf("  %-22s %s\n", "func u:PATH:GLOB", !yes(FEAT_UPROBE) ? "unavailable: no uprobes" :
+	       uprobe_multi_supported(NULL) ? "uprobe.multi (one link per binary)" :
+	       "one uprobe and uretprobe per function");
 	printf("  %-22s %s\n", "u:PATH:SYM, ur:...", yes(FEAT_UPROBE) ? "uprobe, uretprobe" :
 	       "unavailable: no uprobes");
 	printf("  %-22s %s\n", "thread-matched pairs",

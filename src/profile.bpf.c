@@ -22,17 +22,19 @@ int on_sample(struct bpf_perf_event_data *ctx)
 {
 	struct stack_key k = {};
 	static const __u64 zero;
+	bool full;
 	__u64 *n;
 
 	/* idle CPUs are not on-CPU time of anything */
 	if (!(__u32)bpf_get_current_pid_tgid() || filtered_out())
 		return 0;
 	who_current(ctx, &k.who, 0);
-	n = lookup_or_init(&samples, &k, &zero);
-	if (!n) {
+	n = group_value(&samples, &k, &zero, &full);
+	if (n)
+		*n += 1;
+	else if (full)
 		drop(SDROP_GROUP_FULL);
-		return 0;
-	}
-	*n += 1;
+	else
+		spill_event(&k, sizeof(k), 1, 0, 0);
 	return 0;
 }

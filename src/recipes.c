@@ -130,9 +130,36 @@ static const struct recipe r_runq = {
 			  .key = "tid=next_pid", .subject_arg = 1, .orphan_ok = true } },
 		{ .measure = "runq",
 		  .ps = { .start = "sched:sched_switch", .end = "sched:sched_switch",
-			  .key = "prev_pid=next_pid", .cond = "prev_state&255==0,prev_pid!=0",
+			  .key = "prev_pid=next_pid", .cond = "prev_state & 255 == 0 && prev_pid != 0",
 			  .orphan_ok = true } },
 	},
+};
+
+/* On-CPU time: a thread's switch-in (it is sched_switch's next, raw
+ * argument 2) to its switch-out (prev_pid), as bcc's cpudist.  The idle
+ * tasks, pid 0 on every CPU, are left out; threads already running when
+ * tracing began end without a start, which is no loss. */
+static const struct recipe r_oncpu = {
+	.title = "on-CPU time (switch-in to switch-out)",
+	.kind = M_LATENCY,
+	.nsub = 1,
+	.sub = { {
+		.ps = { .start = "sched:sched_switch", .end = "sched:sched_switch",
+			.key = "tid=prev_pid", .subject_arg = 3, .cond = "tid != 0",
+			.orphan_ok = true },
+	} },
+};
+
+/* Off-CPU periods: a thread's switch-out to its next switch-in, whatever
+ * its state (sleeping, blocked or preempted), as cpudist -O. */
+static const struct recipe r_offcpu_dist = {
+	.title = "off-CPU time (switch-out to switch-in)",
+	.kind = M_LATENCY,
+	.nsub = 1,
+	.sub = { {
+		.ps = { .start = "sched:sched_switch", .end = "sched:sched_switch",
+			.key = "prev_pid=next_pid", .cond = "prev_pid != 0", .orphan_ok = true },
+	} },
 };
 
 /* Hard IRQ handlers do not nest, nor do softirqs on one CPU: the CPU is the
@@ -183,11 +210,11 @@ static const struct recipe r_mmap_lock = {
 		{ .measure = "hold",
 		  .ps = { .start = "mmap_lock:mmap_lock_acquire_returned",
 			  .end = "mmap_lock:mmap_lock_released", .key = "mm,tid",
-			  .by = "write:rw", .cond = "success==1", .restart = true,
+			  .by = "write:rw", .cond = "success == 1", .restart = true,
 			  .orphan_ok = true } },
 		{ .measure = "failed",
 		  .ps = { .start = "mmap_lock:mmap_lock_acquire_returned", .single = true,
-			  .by = "write:rw", .cond = "success==0" } },
+			  .by = "write:rw", .cond = "success == 0" } },
 	},
 };
 
@@ -203,7 +230,9 @@ static void recipe_cleanup(struct session *s);
 		.attach = recipe_attach, .read = recipe_read, .cleanup = recipe_cleanup,    \
 		.data = r, .opts = OPTS_MEASURE | (ropts),                                  \
 	}
-#define RECIPE(cname, rname, rargs, rsummary, r) RECIPE_OPTS(cname, rname, rargs, rsummary, r, 0)
+/* a latency recipe: --slower-than prints its outliers */
+#define RECIPE(cname, rname, rargs, rsummary, r) \
+	RECIPE_OPTS(cname, rname, rargs, rsummary, r, OPT(SLOWER_THAN) | OPT(STACK))
 
 RECIPE(cmd_syscalls, "syscalls", "", "syscall latency by syscall and errno", &r_syscalls);
 RECIPE(cmd_wq, "wq", "", "workqueue work execution time by work function", &r_wq);
@@ -212,13 +241,16 @@ RECIPE(cmd_bio, "bio", "", "block I/O latency by disk and read/write", &r_bio);
 RECIPE_OPTS(cmd_bio_size, "bio-size", "", "block I/O request sizes by disk and read/write",
 	    &r_bio_size, OPT(LINEAR));
 RECIPE(cmd_runq, "runq", "", "run-queue latency: runnable to running", &r_runq);
+RECIPE(cmd_oncpu, "oncpu", "", "on-CPU time per switch-in to switch-out (cpudist)", &r_oncpu);
+RECIPE(cmd_offcpu_dist, "offcpu-dist", "", "off-CPU periods per switch-out to switch-in (cpudist -O)",
+       &r_offcpu_dist);
 RECIPE(cmd_irq, "irq", "", "hard IRQ handler time and counts by IRQ", &r_irq);
 RECIPE(cmd_softirq, "softirq", "", "softirq handler time and counts by vector", &r_softirq);
 RECIPE(cmd_mmap_lock, "mmap-lock", "", "mmap_lock wait and hold time, failed trylocks",
        &r_mmap_lock);
 RECIPE_OPTS(cmd_dist, "dist", "EVENT FIELD",
-	    "distribution of an event's FIELD (--linear MIN,MAX,STEP)", NULL, OPT(LINEAR));
-RECIPE(cmd_count, "count", "EVENT", "event counts per --by key", NULL);
+	    "distribution of an event's FIELD (--linear MIN,MAX,STEP)", NULL, OPT(LINEAR) | OPT(IF));
+RECIPE_OPTS(cmd_count, "count", "EVENT", "event counts per --by key", NULL, OPT(IF));
 
 static int recipes_list(struct options *o);
 
@@ -230,7 +262,8 @@ static const struct command cmd_recipes = {
 };
 
 const struct command *const recipe_commands[] = {
-	&cmd_syscalls, &cmd_wq, &cmd_wq_queue, &cmd_bio, &cmd_bio_size, &cmd_runq, &cmd_irq,
+	&cmd_syscalls, &cmd_wq, &cmd_wq_queue, &cmd_bio, &cmd_bio_size, &cmd_runq, &cmd_oncpu,
+	&cmd_offcpu_dist, &cmd_irq,
 	&cmd_softirq, &cmd_mmap_lock, &cmd_dist, &cmd_count, &cmd_recipes, NULL,
 };
 
@@ -256,6 +289,7 @@ static int generic_recipe(struct session *s, struct recipe *r)
 	r->sub[0].ps.single = true;
 	r->sub[0].ps.value = dist ? o->args[1] : NULL;
 	r->sub[0].ps.value_unit = r->value_unit;
+	r->sub[0].ps.cond = o->cond;
 	return 0;
 }
 
@@ -341,9 +375,16 @@ static int recipe_prepare(struct session *s)
 		sb->ps.by = rs->by[i][0] ? rs->by[i] : NULL;
 		if (!sb->ps.title)
 			sb->ps.title = rs->r.title;
+		/* the recipe's own components by the recipe's names, --by's as given */
+		for (int j = 0; j < rs->nown[i] && j < rs->nnames; j++)
+			sb->ps.names[j] = rs->names[j];
+		if (sb->ps.end_by && rs->nnames > rs->nown[i])
+			sb->ps.end_name = rs->names[rs->nown[i]];
 	}
 	for (int i = 0; i < rs->r.nsub; i++) {
 		rs->sub[i] = (struct session){ .cmd = s->cmd, .opt = o };
+		if (rs->measure_col)
+			rs->r.sub[i].ps.measure = rs->r.sub[i].measure;
 		err = pair_prepare_spec(&rs->sub[i], &rs->r.sub[i].ps);
 		rs->nsub = i + 1;
 		if (err)
@@ -363,18 +404,6 @@ static int recipe_attach(struct session *s)
 			return err;
 	}
 	return 0;
-}
-
-/* The name component j of a sub's measurement is shown by: the recipe's
- * own components are named by the recipe, --by's as given. */
-static const char *component_name(const struct rsession *rs, int i, const struct measurement *mi,
-				  int j)
-{
-	int own = rs->nown[i];
-
-	if (rs->r.sub[i].ps.end_by && j == mi->nby - 1 && rs->nnames > own)
-		return rs->names[own];
-	return j < own && j < rs->nnames ? rs->names[j] : mi->by[j];
 }
 
 static void fill_header(struct rsession *rs, struct measurement *m, const struct measurement *mi,
@@ -398,7 +427,7 @@ static void fill_header(struct rsession *rs, struct measurement *m, const struct
 		}
 		for (int j = 0; j < mi->nby && n < M_MAX_BY; j++) {
 			m->by_fmt[n] = mi->by_fmt[j];
-			snprintf(m->by[n++], sizeof(m->by[0]), "%s", component_name(rs, sub, mi, j));
+			snprintf(m->by[n++], sizeof(m->by[0]), "%s", mi->by[j]);
 		}
 		m->nby = n;
 	}

@@ -10,9 +10,12 @@
 static const struct {
 	const char *prefix;
 	enum ev_kind kind;
+	enum ev_method method;
 } prefixes[] = {
-	{ "k", EV_KPROBE },	{ "kprobe", EV_KPROBE },
-	{ "kr", EV_KRETPROBE }, { "kretprobe", EV_KRETPROBE },
+	{ "k", EV_KPROBE },	{ "kprobe", EV_KPROBE, METHOD_KPROBE },
+	{ "fentry", EV_KPROBE, METHOD_FENTRY },
+	{ "kr", EV_KRETPROBE }, { "kretprobe", EV_KRETPROBE, METHOD_KPROBE },
+	{ "fexit", EV_KRETPROBE, METHOD_FENTRY },
 	{ "u", EV_UPROBE },	{ "uprobe", EV_UPROBE },
 	{ "ur", EV_URETPROBE }, { "uretprobe", EV_URETPROBE },
 	{ "t", EV_TRACEPOINT }, { "tracepoint", EV_TRACEPOINT },
@@ -79,6 +82,7 @@ int event_spec_parse(const char *s, struct event_spec *e)
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
 		if (strlen(prefixes[i].prefix) == plen && !strncmp(s, prefixes[i].prefix, plen)) {
 			e->kind = prefixes[i].kind;
+			e->method = prefixes[i].method;
 			if (e->kind == EV_TRACEPOINT) /* t:CAT:NAME */
 				s = rest;
 			break;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The event-spec grammar shared by every command:
  *   CATEGORY:NAME | t:CATEGORY:NAME     tracepoint (anything in tracefs)
- *   k:FUNC | kr:FUNC                    kernel function entry / return
+ *   k:FUNC | kr:FUNC                    kernel function entry / return, by
+ *                                       the cheapest method that works
+ *   fentry:FUNC | fexit:FUNC            the same, by fentry/fexit only
+ *   kprobe:FUNC | kretprobe:FUNC        the same, by kprobes only
  *   u:PATH:SYMBOL | ur:PATH:SYMBOL      user function entry / return
  * and of --key field lists: "a,b" (same names on both sides) or
  * "a=x,b=y" (START field = END field). */
@@ -18,8 +21,17 @@ enum ev_kind {
 	EV_URETPROBE,
 };
 
+/* How a kernel function event is attached (k:/kr: choose, the long
+ * prefixes insist). */
+enum ev_method {
+	METHOD_BEST,
+	METHOD_KPROBE,
+	METHOD_FENTRY,
+};
+
 struct event_spec {
 	enum ev_kind kind;
+	enum ev_method method;
 	char text[512];
 	char category[64];	/* tracepoint */
 	char name[128];		/* tracepoint name, or function/symbol */

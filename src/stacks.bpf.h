@@ -10,13 +10,6 @@
 #include "common.bpf.h"
 #include "filter.bpf.h"
 
-#ifndef EEXIST
-#define EEXIST 17
-#endif
-#ifndef ENOMEM
-#define ENOMEM 12
-#endif
-
 const volatile struct stack_cfg cfg = {};
 
 STACK_MAP(stacks, 16384);	/* resized by user space */

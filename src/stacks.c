@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -35,6 +36,11 @@ struct seen {
 struct proc {
 	pid_t pid;
 	struct proc_syms *syms;	/* NULL: the process was gone */
+	/* the program it ran when its maps were read: an exec (a shell's -c
+	 * becoming the workload) replaces the maps under the same pid */
+	dev_t exe_dev;
+	ino_t exe_ino;
+	unsigned int pass;	/* the watch's pass that last checked it */
 };
 
 struct stack_syms {
@@ -53,6 +59,7 @@ struct stack_syms {
 	size_t key_size;
 	size_t pid_offs[4];
 	int npids;
+	unsigned int pass;
 };
 
 struct stack_syms *stack_syms_new(int stacks_fd)
@@ -99,20 +106,47 @@ static struct proc *proc_find(struct stack_syms *ss, pid_t pid)
 	return NULL;
 }
 
-/* Called with the lock held; proc_syms_load itself runs unlocked. */
+/* The program pid runs now (its /proc/PID/exe); false when it is gone. */
+static bool exe_of(pid_t pid, dev_t *dev, ino_t *ino)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
+/* The symbols of pid as it is now, or NULL when it is gone; *dev, *ino
+ * what it runs.  Called unlocked. */
+static struct proc_syms *load_now(pid_t pid, dev_t *dev, ino_t *ino)
+{
+	char path[32];
+
+	/* a process gone before it was seen is common (short-lived
+	 * processes): its frames stay addresses, quietly */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	*dev = 0;
+	*ino = 0;
+	exe_of(pid, dev, ino);
+	return access(path, R_OK) ? NULL : proc_syms_load(pid);
+}
+
+/* Called with the lock held; the loading itself runs unlocked. */
 static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
 {
 	struct proc *p = proc_find(ss, pid);
 	struct proc_syms *syms;
-	char path[32];
+	dev_t dev;
+	ino_t ino;
 
 	if (p)
 		return p;
 	pthread_mutex_unlock(&ss->lock);
-	/* a process gone before it was seen is common (short-lived
-	 * processes): its frames stay addresses, quietly */
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	syms = access(path, R_OK) ? NULL : proc_syms_load(pid);
+	syms = load_now(pid, &dev, &ino);
 	pthread_mutex_lock(&ss->lock);
 	p = proc_find(ss, pid);		/* added meanwhile by the other thread */
 	if (p) {
@@ -131,9 +165,40 @@ static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
 		ss->cap = cap;
 	}
 	p = &ss->procs[ss->nprocs++];
+	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->syms = syms;
+	p->exe_dev = dev;
+	p->exe_ino = ino;
 	return p;
+}
+
+/* The watch's look at pid, once per pass: read its maps the first time,
+ * and again when it has run exec since.  Called with the lock held. */
+static void proc_watch(struct stack_syms *ss, pid_t pid)
+{
+	struct proc *p = proc_get(ss, pid);
+	struct proc_syms *syms;
+	dev_t dev;
+	ino_t ino;
+
+	if (!p || p->pass == ss->pass)
+		return;
+	p->pass = ss->pass;
+	if (!p->syms || !exe_of(pid, &dev, &ino) || (dev == p->exe_dev && ino == p->exe_ino))
+		return;
+	pthread_mutex_unlock(&ss->lock);
+	syms = load_now(pid, &dev, &ino);
+	pthread_mutex_lock(&ss->lock);
+	p = proc_find(ss, pid);		/* the array may have moved */
+	if (!p || !syms) {
+		proc_syms_free(syms);
+		return;
+	}
+	proc_syms_free(p->syms);
+	p->syms = syms;
+	p->exe_dev = dev;
+	p->exe_ino = ino;
 }
 
 static void *watch(void *arg)
@@ -150,6 +215,7 @@ static void *watch(void *arg)
 			pthread_mutex_unlock(&ss->lock);
 			return NULL;
 		}
+		ss->pass++;
 		while (!bpf_map_get_next_key(ss->keys_fd, first ? NULL : cur, next)) {
 			memcpy(cur, next, ss->key_size);
 			first = false;
@@ -158,7 +224,7 @@ static void *watch(void *arg)
 
 				memcpy(&pid, cur + ss->pid_offs[i], sizeof(pid));
 				if (pid)
-					proc_get(ss, pid);
+					proc_watch(ss, pid);
 			}
 		}
 		pthread_mutex_unlock(&ss->lock);
@@ -231,9 +297,10 @@ static const struct m_stack *symbolize(struct stack_syms *ss, int id, bool user,
 		ss->ksyms = ksyms_load();
 	}
 	if (user) {
+		/* held until the frames are named: the watch may move the
+		 * process table or replace its symbols meanwhile */
 		pthread_mutex_lock(&ss->lock);
 		p = proc_get(ss, pid);
-		pthread_mutex_unlock(&ss->lock);
 	} else {
 		while (leaf < n - 1 && own_frame(ss->ksyms ? ksyms_find(ss->ksyms, ips[leaf]) : NULL))
 			leaf++;
@@ -264,8 +331,12 @@ static const struct m_stack *symbolize(struct stack_syms *ss, int id, bool user,
 			f->name = m_intern(name, sizeof(name));
 		}
 		if (!f->name)
-			return NULL;
+			break;
 	}
+	if (user)
+		pthread_mutex_unlock(&ss->lock);
+	if (nf && !frames[nf - 1].name)
+		return NULL;
 	return m_stack_intern(frames, nf, user, n == STACK_DEPTH);
 }
 
@@ -421,11 +492,33 @@ static int read_value(struct stack_cmd *sc, const struct stack_key *k, struct hi
 	return 0;
 }
 
+/* Add h to the group of BPF key k; *truncated counts what was cut. */
+static int add_group(struct stack_cmd *sc, struct measurement *m, const struct stack_key *k,
+		     const struct hist *h, hist_u64 *truncated)
+{
+	struct m_value key[M_MAX_BY];
+	struct m_group *g;
+	bool trunc = false;
+
+	for (int i = 0; i < sc->nby; i++) {
+		key[i] = field_value(sc, sc->by[i], k);
+		if (key[i].type != MV_NUM && !key[i].text)
+			return -ENOMEM;
+		trunc |= key[i].type == MV_STACK && key[i].stack->truncated;
+	}
+	/* raw stacks that symbolize alike are one group */
+	g = measurement_group(m, key);
+	if (!g || m_hist_add(&g->h, h))
+		return -ENOMEM;
+	if (trunc)
+		*truncated += h->count;
+	return 0;
+}
+
 int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 {
 	struct stack_key k, next, *cur = NULL;
 	hist_u64 truncated = 0;
-	struct m_group *g;
 	int err;
 
 	measurement_copy_header(m, &sc->header);
@@ -433,28 +526,21 @@ int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 	if (err)
 		return err;
 	while (!bpf_map_get_next_key(sc->groups_fd, cur, &next)) {
-		struct m_value key[M_MAX_BY];
 		struct hist h;
-		bool trunc = false;
 
 		k = next;
 		cur = &k;
 		if (read_value(sc, &k, &h) || !h.count)
 			continue;
-		for (int i = 0; i < sc->nby; i++) {
-			key[i] = field_value(sc, sc->by[i], &k);
-			if (key[i].type != MV_NUM && !key[i].text)
-				return -ENOMEM;
-			trunc |= key[i].type == MV_STACK && key[i].stack->truncated;
-		}
-		/* raw stacks that symbolize alike are one group */
-		g = measurement_group(m, key);
-		if (!g)
-			return -ENOMEM;
-		if (m_hist_add(&g->h, &h))
-			return -ENOMEM;
-		if (trunc)
-			truncated += h.count;
+		err = add_group(sc, m, &k, &h, &truncated);
+		if (err)
+			return err;
+	}
+	for (const struct engine_spilled *sp = NULL;
+	     (sp = engine_spilled_next(&sc->eng, sp, &k, sizeof(k)));) {
+		err = add_group(sc, m, &k, sp->h, &truncated);
+		if (err)
+			return err;
 	}
 	/* not lost, but cut at STACK_DEPTH frames: counted with the losses so
 	 * that no view hides it */

@@ -12,18 +12,43 @@
 #include <unistd.h>
 
 int kd_verbose_level;
+bool kd_bad_input;
+
+/* A quoted value longer than this is echoed as its start and "...". */
+#define ECHO_MAX 96
+const char *kd_err_context;
 
 static void vmsg(const char *fmt, va_list ap)
 {
+	char *text, *s, *q;
+
+	if (vasprintf(&text, fmt, ap) < 0) {
+		fputs("kdist: out of memory\n", stderr);
+		return;
+	}
 	fputs("kdist: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (kd_err_context)
+		fprintf(stderr, "%s: ", kd_err_context);
+	for (s = text; (q = strchr(s, '\'')) && strchr(q + 1, '\''); s = strchr(q + 1, '\'') + 1) {
+		size_t len = strchr(q + 1, '\'') - q - 1;
+
+		if (len <= ECHO_MAX)
+			fwrite(s, 1, q + 1 + len + 1 - s, stderr);
+		else
+			fprintf(stderr, "%.*s%.*s...' (%zu characters)", (int)(q + 1 - s), s,
+				ECHO_MAX, q + 1, len);
+	}
+	fprintf(stderr, "%s\n", s);
+	free(text);
 }
 
 void kd_err(const char *fmt, ...)
 {
 	va_list ap;
 
+	/* the message idiom tells a mistake in the command line apart */
+	if (!strncmp(fmt, "bad ", 4) || !strncmp(fmt, "unknown ", 8))
+		kd_bad_input = true;
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);

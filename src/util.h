@@ -13,8 +13,15 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 extern int kd_verbose_level;
+/* Set by a message "bad ..." or "unknown ...": a mistake in the command
+ * line, which kdist exits 2 for (runtime failures exit 1). */
+extern bool kd_bad_input;
+/* When set, messages read "kdist: CONTEXT: ..." (serve names the
+ * measurement a message is about). */
+extern const char *kd_err_context;
 
-/* One line to stderr, prefixed with "kdist: ". */
+/* One line to stderr, prefixed with "kdist: ".  A quoted value ('...')
+ * longer than about 100 characters is shortened. */
 void kd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, only with -v. */
 void kd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

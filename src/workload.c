@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +41,7 @@ int cgroup_id_of(const char *path, uint64_t *id)
 {
 	char full[512], mnt[256];
 	struct stat st;
+	struct statfs fs;
 
 	/* a path relative to the cgroup2 mount is accepted too */
 	if (path[0] != '/' && !cgroup2_mount(mnt, sizeof(mnt)))
@@ -45,7 +50,7 @@ int cgroup_id_of(const char *path, uint64_t *id)
 		snprintf(full, sizeof(full), "%s", path);
 	if (stat(full, &st))
 		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(st.st_mode) || statfs(full, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC)
 		return -ENOTDIR;
 	/* on 64-bit kernels the cgroup id is the kernfs inode number */
 	*id = st.st_ino;
@@ -62,6 +67,57 @@ static int write_str(const char *path, const char *s)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+static bool executable(const char *path)
+{
+	struct stat st;
+
+	return !access(path, X_OK) && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+int workload_check(char **argv)
+{
+	const char *path = getenv("PATH");
+	char full[4096];
+
+	if (strchr(argv[0], '/')) {
+		errno = 0;
+		if (executable(argv[0]))
+			return 0;
+		kd_err("bad workload '%s': %s", argv[0], errno ? strerror(errno) : "not a file");
+		return -ENOEXEC;
+	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p; p += strcspn(p, ":") + !!p[strcspn(p, ":")]) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(full, sizeof(full), "%.*s/%s", (int)len, len ? p : ".", argv[0]);
+		if (executable(full))
+			return 0;
+	}
+	kd_err("bad workload '%s': no such command in $PATH", argv[0]);
+	return -ENOENT;
+}
+
+/* No cgroup v2 mounted (a cgroup v1 system, or a minimal one): mount it
+ * over /sys/fs/cgroup in a mount namespace of kdist's own.  The cgroup v2
+ * hierarchy always exists (and bpf_get_current_cgroup_id() reads it) even
+ * when v1 hierarchies hold every controller; the mount is seen by kdist
+ * alone and goes with it however it exits.  The workload, forked before,
+ * keeps the system's mounts. */
+static int cgroup2_mount_private(char *out, size_t len)
+{
+	const char *dir = "/sys/fs/cgroup";
+
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	/* private first, or the mount would propagate back to shared peers */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("cgroup2", dir, "cgroup2", 0, NULL))
+		return -errno;
+	kd_info("no cgroup v2 mounted: mounted one at %s for kdist alone", dir);
+	snprintf(out, len, "%s", dir);
+	return 0;
 }
 
 int workload_prepare(struct workload *w, const char *cmd, char **argv)
@@ -102,6 +158,8 @@ int workload_prepare(struct workload *w, const char *cmd, char **argv)
 	w->go_fd = pfd[1];
 
 	err = cgroup2_mount(mnt, sizeof(mnt));
+	if (err == -ENOENT)
+		err = cgroup2_mount_private(mnt, sizeof(mnt));
 	if (!err) {
 		snprintf(w->cgroup_dir, sizeof(w->cgroup_dir), "%s/kdist-%d", mnt, getpid());
 		if (mkdir(w->cgroup_dir, 0755) && errno != EEXIST)
@@ -168,4 +226,18 @@ void workload_cleanup(struct workload *w)
 		nanosleep(&ts, NULL);
 	}
 	w->cgroup_dir[0] = '\0';
+}
+
+int workload_status(const struct workload *w)
+{
+	if (WIFEXITED(w->status) && WEXITSTATUS(w->status)) {
+		kd_err("the workload exited with status %d", WEXITSTATUS(w->status));
+		return WEXITSTATUS(w->status);
+	}
+	if (WIFSIGNALED(w->status)) {
+		kd_err("the workload was killed by signal %d (%s)", WTERMSIG(w->status),
+		       strsignal(WTERMSIG(w->status)));
+		return 128 + WTERMSIG(w->status);
+	}
+	return 0;
 }

@@ -18,14 +18,21 @@ struct workload {
 	int status;
 };
 
+/* 0 when -- CMD ARGS can start: argv[0] is an executable file, as given
+ * or in $PATH; else -errno after "bad workload ...". */
+int workload_check(char **argv);
 int workload_prepare(struct workload *w, const char *cmd, char **argv);
 int workload_start(struct workload *w);
 /* true once the workload has exited (non-blocking). */
 bool workload_done(struct workload *w);
 /* Stop it if still running, wait for it, remove its cgroup. */
 void workload_cleanup(struct workload *w);
+/* After it ended on its own: 0 when it succeeded, else kdist's exit status
+ * (its own, or 128 + the signal that killed it) after saying which. */
+int workload_status(const struct workload *w);
 
-/* cgroup id (kernfs inode) of a cgroup v2 directory, for --cgroup. */
+/* cgroup id (kernfs inode) of a cgroup v2 directory, for --cgroup:
+ * -ENOTDIR when path is not a directory of the cgroup v2 file system. */
 int cgroup_id_of(const char *path, uint64_t *id);
 
 #endif

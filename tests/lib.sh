@@ -36,6 +36,19 @@ d = docs[-1]
 print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# folded_sum FILE REGEX: total weight of the folded lines whose stack
+# matches REGEX (a Python regular expression).
+folded_sum() {
+	python3 -c '
+import re, sys
+t = 0
+for line in open(sys.argv[1]):
+    path, _, v = line.rstrip("\n").rpartition(" ")
+    if re.search(sys.argv[2], path):
+        t += int(v)
+print(t)' "$1" "$2"
+}
+
 # within VALUE EXPECTED PCT: true when |VALUE-EXPECTED| <= PCT% of EXPECTED
 within() {
 	python3 -c 'import sys; v, e, p = map(float, sys.argv[1:]); sys.exit(abs(v - e) > e * p / 100)' "$@"
@@ -130,7 +143,10 @@ bt_val() {
 	echo "${v:-0}"
 }
 
-# svg_shot SVG PNG W,H: a screenshot of SVG drawn by headless Chromium.
+# svg_shot SVG PNG W,H [ARGS...]: a screenshot of SVG (or HTML) drawn by
+# headless Chromium, with ARGS added to its command line; its stderr (its
+# log, with --enable-logging=stderr) goes to $SHOT_LOG when set, its
+# stdout (the page with --dump-dom) to $SHOT_OUT.
 # 0 when written, 1 when Chromium wrote nothing, 2 when there is none.
 svg_shot() {
 	local browser dir
@@ -138,44 +154,12 @@ svg_shot() {
 	dir=$(mktemp -d "$TMP/chromium.XXXXXX")
 	timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$dir" --screenshot="$2" --window-size="$3" "file://$1" >/dev/null 2>&1
+		--user-data-dir="$dir" --screenshot="$2" --window-size="$3" "${@:4}" "file://$1" \
+		>"${SHOT_OUT:-/dev/null}" 2>"${SHOT_LOG:-/dev/null}"
 	[ -s "$2" ]
 }
 
-# png_colours FILE: number of distinct RGB(A) pixels of a PNG (8-bit).
+# png_colours FILE: number of distinct RGB pixels of a PNG (8-bit).
 png_colours() {
-	python3 -c '
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n"
-pos, idat = 8, b""
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-assert depth == 8 and ctype in (2, 6)
-bpp = 3 if ctype == 2 else 4
-raw, stride = zlib.decompress(idat), w * bpp
-prev, colours, i = bytearray(stride), set(), 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b = prev[x]
-        c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    colours.update(bytes(line[x:x + bpp]) for x in range(0, stride, bpp))
-    prev = line
-print(len(colours))' "$1"
+	python3 "$TOP/tests/png.py" colours "$1"
 }

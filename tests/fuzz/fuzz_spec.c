@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The event-spec, --key and --by parsers on arbitrary strings. */
+/* The event-spec, --key, --by and --if parsers on arbitrary strings. */
+#include "cond.h"
 #include "fuzz.h"
 #include "spec.h"
 
@@ -50,6 +51,22 @@ static void check_names(const char *s)
 		FUZZ_ASSERT(names[i][0] && !strchr(names[i], ','));
 }
 
+/* Every term parsed names a field and an operator; texts fit their slot. */
+static void check_cond(const char *s)
+{
+	struct cond_list c = { 0 };
+
+	if (cond_parse(s, &c))
+		return;
+	FUZZ_ASSERT(c.n >= 1 && c.n <= COND_MAX);
+	for (int i = 0; i < c.n; i++) {
+		FUZZ_ASSERT(c.t[i].field[0] && c.t[i].op != COND_NONE);
+		FUZZ_ASSERT(strlen(c.t[i].str) < COND_STR_LEN);
+		FUZZ_ASSERT(!c.t[i].is_str ||
+			    (c.t[i].op != COND_MASK_SET && c.t[i].op != COND_MASK_ZERO));
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_cstr(data, size);
@@ -57,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_event(s);
 	check_key(s);
 	check_names(s);
+	check_cond(s);
 	free(s);
 	return 0;
 }

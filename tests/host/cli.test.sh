@@ -78,7 +78,7 @@ test_cli_man_renders() {
 		"EXIT STATUS"; do
 		grep -qx "$s" "$TMP/man.txt" || { fail "no section $s"; return; }
 	done
-	grep -q -- 'size of the in-kernel group table (default 4096, func 8192)' "$TMP/man.txt" ||
+	grep -q -- 'size of the in-kernel group table (default 4096, func 8192, serve 512)' "$TMP/man.txt" ||
 		{ fail "--max-groups' defaults not in the man page"; return; }
 	pass "kdist(1) renders without a groff warning, all sections present"
 }
@@ -96,7 +96,7 @@ test_cli_completion() {
 	got=$(cli_complete list - | tr '\n' ' ')
 	[ "$got" = "-v --verbose -h --help " ] || { fail "'kdist list -' offers '$got'"; return; }
 	got=$(cli_complete pair a b -o '' | tr '\n' ' ')
-	[ "$got" = "text json csv folded svg markdown " ] || { fail "'-o' values: '$got'"; return; }
+	[ "$got" = "text json csv folded svg html markdown " ] || { fail "'-o' values: '$got'"; return; }
 	got=$(cli_complete func x --sort c | tr '\n' ' ')
 	[ "$got" = "count " ] || { fail "'--sort c' offers '$got'"; return; }
 	got=$(cli_complete func x --output "$TOP/Makef")
@@ -142,14 +142,14 @@ test_cli_output_unopenable() {
 		t0=$(date +%s%N)
 		"$KDIST" syscalls -d 5 --output "$p" >"$TMP/out" 2>"$TMP/err"; rc=$?
 		ms=$((($(date +%s%N) - t0) / 1000000))
-		[ $rc = 1 ] || { fail "--output '$p': exit $rc, expected 1"; return; }
-		[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^kdist: failed to open '$p': " "$TMP/err" ||
+		[ $rc = 2 ] || { fail "--output '$p': exit $rc, expected 2 (bad input)"; return; }
+		[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^kdist: bad --output '$p': " "$TMP/err" ||
 			{ fail "--output '$p' said: $(head -3 "$TMP/err")"; return; }
 		[ ! -s "$TMP/out" ] || { fail "--output '$p': wrote to stdout"; return; }
 		[ $ms -lt 1000 ] || { fail "--output '$p': took $ms ms"; return; }
 	done
 	no_leftovers || { fail "BPF programs left behind"; return; }
-	pass "missing directory, a directory, /proc/nope/x, '': one line, exit 1, no crash"
+	pass "missing directory, a directory, /proc/nope/x, '': one line, exit 2, no crash"
 }
 
 # A full filesystem is ENOSPC, whether through --output or stdout.

@@ -135,7 +135,7 @@ test_recipe_runq_vs_runqlat() {
 	ours=$(json "$TMP/rq2.json" "sum(g['count'] for g in d['groups'])")
 	[ "$theirs" -ge 1 ] || { fail "runqlat counted nothing: $(head -c 300 "$TMP/runqlat.out")"; return; }
 	[ "$ours" -ge "$theirs" ] && [ "$ours" -le $((theirs + theirs / 100)) ] ||
-		{ fail "kdist runq $ours vs runqlat $theirs (expected equal or up to 1% more)"; return; }
+		{ fail "kdist runq $ours vs runqlat $theirs (expected equal or up to 1% more); kdist's losses: $(json "$TMP/rq2.json" 'd["drops"]'), unmatched: $(json "$TMP/rq2.json" 'd.get("unmatched")')"; return; }
 	pass "kdist runq $ours vs runqlat $theirs for one sleeper's 2000 sleeps"
 }
 
@@ -216,7 +216,12 @@ tracepoint:mmap_lock:mmap_lock_released /comm == "'$comm'"/ { @r[args->write] = 
 		set -- $what
 		want=$(bt_count "$3"); want=${want:-0}
 		got=$(recipe_group "$TMP/ml.json" "{'measure': '$1', 'lock': '$2', 'comm': '$comm'}" count)
+		got=${got:-0}
+		# equal, or short by no more than the events kdist counted as lost
+		# (a group the kernel could not allocate: group_table_full)
 		[ "$got" = "$want" ] ||
+			{ [ "$got" -lt "$want" ] && [ $((want - got)) -le "$(json "$TMP/ml.json" 'sum(d["drops"].values())')" ] &&
+			  echo "  $1 $2: kdist $got of $want, the rest counted lost: $(json "$TMP/ml.json" 'd["drops"]')"; } ||
 			{ fail "$1 $2: kdist $got, tracepoints $want; kdist's losses $(json "$TMP/ml.json" 'd["drops"]')"; return; }
 	done
 	got=$(recipe_group "$TMP/ml.json" "{'measure': 'hold', 'lock': 'write', 'comm': '$comm'}" count)

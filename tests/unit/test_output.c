@@ -154,17 +154,18 @@ static void test_cost(void)
 
 	sample(&a, M_LATENCY);
 	a.duration_s = 14;
-	a.cost = (struct m_cost){ .programs = 2, .runs = 1500000, .run_ns = 126000000 };
+	a.cost = (struct m_cost){ .programs = 2, .runs = 1500000, .run_ns = 126000000,
+				 .map_bytes = 3 << 20 };
 	t = write_to_string(&a, OUT_TEXT);
 	check("cost line only with -v", t && !strstr(t, "cost:"), "%s", t);
 	free(t);
 	kd_verbose_level = 1;
 	t = write_to_string(&a, OUT_TEXT);
 	check("cost line", t && strstr(t, "\ncost: 1.5M program runs, 84 ns each, "
-				       "0.9% of one CPU over 14 s\n"), "%s", t);
+				       "0.9% of one CPU over 14 s; maps 3.0 MB\n"), "%s", t);
 	free(t);
 	j = write_to_string(&a, OUT_JSON);
-	check("cost in JSON", j && strstr(j, "\"cost\":{\"programs\":2,\"runs\":1500000,"
+	check("cost in JSON", j && strstr(j, "\"cost\":{\"programs\":2,\"map_bytes\":3145728,\"runs\":1500000,"
 				       "\"run_ns\":126000000,\"ns_per_run\":84,"
 				       "\"cpu_share\":0.009}"), "%s", j);
 	free(j);

@@ -19,8 +19,8 @@ static const struct m_stack *stack(const char *folded, bool user, uint64_t addr)
 	char *copy = strdup(folded), *save = NULL;
 	unsigned int n = 0;
 
-	for (char *t = strtok_r(copy, ";", &save); t && n < 16; t = strtok_r(NULL, ";", &save))
-		f[n++] = (struct m_frame){ .name = m_intern(t, strlen(t)), .addr = addr + n };
+	for (char *t = strtok_r(copy, ";", &save); t && n < 16; t = strtok_r(NULL, ";", &save), n++)
+		f[n] = (struct m_frame){ .name = m_intern(t, strlen(t)), .addr = addr + n };
 	free(copy);
 	return m_stack_intern(f, n, user, false);
 }

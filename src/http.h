@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small HTTP/1.x server for `kdist serve`: GET of two paths, on
+ * non-blocking sockets driven by the caller's poll loop, so that no client
+ * can block the loop.  Bounded: at most HTTP_MAX_CONNS connections (more
+ * are answered 503 and closed), a request of at most HTTP_MAX_REQUEST
+ * bytes (longer: 414 or 431), HTTP_TIMEOUT_MS from accept to the last byte
+ * sent, one request per connection.  Bodies are shared and counted, so
+ * concurrent scrapes of one rendering hold one copy.
+ *
+ * Why not libmicrohttpd: Debian's static libmicrohttpd.a calls GnuTLS,
+ * which Debian ships only as a shared library, and kdist is one binary
+ * that needs nothing but glibc on the target (docs/serve.md).
+ */
+#ifndef KDIST_HTTP_H
+#define KDIST_HTTP_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HTTP_MAX_CONNS 128
+#define HTTP_MAX_REQUEST 4096
+#define HTTP_TIMEOUT_MS 5000
+
+/* A response body shared by the connections sending it. */
+struct http_body {
+	int refs;
+	size_t len;
+	char *data;		/* malloc'd */
+	const char *type;	/* Content-Type */
+};
+
+struct http_body *http_body_new(char *data, size_t len, const char *type);
+struct http_body *http_body_get(struct http_body *b);
+void http_body_put(struct http_body *b);
+
+struct http_conn;
+
+struct http_server {
+	int fd;
+	char addr[64];			/* "ADDR:PORT" as bound */
+	/* GET /metrics: a body (a reference for the server to put), or NULL
+	 * for a 500.  openmetrics: the client accepts OpenMetrics. */
+	struct http_body *(*metrics)(void *ctx, bool openmetrics);
+	const char *index;		/* GET / (text/html) */
+	void *ctx;
+	struct http_conn *conns;	/* HTTP_MAX_CONNS, fd -1 when free */
+	int nconns;
+	uint64_t requests, rejected;	/* served; refused or timed out */
+};
+
+/* Listen on "ADDR:PORT" (IPv4, or [IPv6]:PORT).  0 or -errno, said. */
+int http_open(struct http_server *h, const char *listen);
+void http_close(struct http_server *h);
+
+/* The descriptors to poll, into p (room for 1 + HTTP_MAX_CONNS), and the
+ * poll timeout in ms (-1: none) for the oldest connection's deadline. */
+int http_pollfds(struct http_server *h, struct pollfd *p, int *timeout_ms);
+/* Serve what poll said about the n descriptors http_pollfds gave. */
+void http_serve(struct http_server *h, const struct pollfd *p, int n);
+
+#endif

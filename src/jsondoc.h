@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Reading kdist's JSON back: one document, or JSON Lines of documents (one
+ * per interval), parsed with jansson.  kdist diff and kdist report read
+ * measurements through it. */
+#ifndef KDIST_JSONDOC_H
+#define KDIST_JSONDOC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Called for each document: doc as parsed, text its bytes in the input.
+ * 0 to go on, a negative errno to stop with it. */
+typedef int (*json_doc_fn)(void *ctx, json_t *doc, const char *text, size_t len);
+
+/* Every document of text[0..len) (name is what errors call it), in order:
+ * 0, the first error of fn, or -EINVAL after printing why (bad JSON with
+ * its line, or no document at all).  flags are jansson's decoding flags:
+ * JSON_DECODE_INT_AS_REAL reads the frames' 64-bit kernel addresses, which
+ * jansson's signed integers cannot hold. */
+int json_docs_parse(const char *name, const char *text, size_t len, size_t flags,
+		    json_doc_fn fn, void *ctx);
+/* Same for the file at path. */
+int json_docs_read(const char *path, size_t flags, json_doc_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What running a measuring command takes beyond its own prepare, attach,
+ * read and cleanup: signals, the root check, options resolved on this
+ * machine, start and stop.  main's run loop (kdist.c) runs one session
+ * with them, kdist serve (serve.c) many.
+ */
+#include "kdist.h"
+#include "util.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+int kdist_signalfd(void)
+{
+	sigset_t mask;
+	int sfd;
+
+	/* A shell starts background commands with SIGINT ignored, and an
+	 * ignored signal never reaches a signalfd: take the defaults back so
+	 * that Ctrl-C and kill -INT always end the run with its result. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		sfd = -errno;
+		kd_err("failed to create signalfd: %s", strerror(errno));
+	}
+	return sfd;
+}
+
+int kdist_need_root(void)
+{
+	if (geteuid() == 0)
+		return 0;
+	kd_err("failed to start: kdist needs root (CAP_BPF and CAP_PERFMON) to load BPF");
+	return -EPERM;
+}
+
+int options_resolve(struct options *o)
+{
+	int err = 0;
+
+	if (o->cgroup) {
+		err = cgroup_id_of(o->cgroup, &o->cgroup_id);
+		if (err)
+			kd_err("bad --cgroup '%s': %s", o->cgroup,
+			       err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
+	}
+	return err;
+}
+
+int session_start(struct session *s)
+{
+	int err = s->cmd->prepare(s);
+
+	if (!err)
+		err = s->cmd->attach(s);
+	if (err)
+		session_stop(s);
+	return err;
+}
+
+void session_stop(struct session *s)
+{
+	if (s->cmd->cleanup && s->priv)
+		s->cmd->cleanup(s);
+	s->priv = NULL;
+}

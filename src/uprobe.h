@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What a uprobe may be put on without changing what the traced program
+ * does, and user-function sets attached as one uprobe.multi link. */
+#ifndef KDIST_UPROBE_H
+#define KDIST_UPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_program;
+struct elf_sym;
+
+/* NULL if the function can carry an entry probe and (with retprobe) a
+ * return probe, else why not.  fd: the binary, offset: the function's file
+ * offset. */
+const char *uprobe_unsafe(int fd, const struct elf_sym *sym, uint64_t offset, bool retprobe);
+/* The same for the symbol name of the binary at path: 0, or one line on
+ * stderr and -EINVAL.  A name not found is left to the attach. */
+int uprobe_refuse_unsafe(const char *path, const char *name, bool retprobe, const char *spec);
+
+/* 0 unless path is kdist's own binary: then one line on stderr, -EINVAL. */
+int uprobe_refuse_self(const char *path, const char *spec);
+
+/* Whether this kernel has uprobe.multi links (Linux 6.6). */
+bool uprobe_multi_supported(const char **why);
+/* Prepare prog, before loading, for uprobe_multi_attach(). */
+void uprobe_multi_prepare(struct bpf_program *prog);
+/* One uprobe.multi link on n offsets of path, each with its cookie;
+ * returns the link descriptor or -errno. */
+int uprobe_multi_attach(const struct bpf_program *prog, const char *path,
+			const uint64_t *offsets, const uint64_t *cookies, size_t n,
+			bool retprobe, int pid);
+
+#endif

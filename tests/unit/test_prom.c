@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The Prometheus view: cumulative buckets exact at the log2 bounds and by
+ * midpoint elsewhere, seconds written exactly, labels escaped and named
+ * validly, loss counters, OpenMetrics names, --buckets parsing. */
+#include "check.h"
+#include "measure.h"
+#include "prom.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *render(const struct measurement *m, const struct prom_buckets *b, bool om)
+{
+	struct prom_source s = { .name = "t", .m = m, .b = b, .max_groups = 8 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	prom_write(f, &s, 1, om);
+	fclose(f);
+	return buf;
+}
+
+static void test_latency(void)
+{
+	struct measurement m = { .kind = M_LATENCY, .nby = 2, .title = "a\\b" };
+	struct prom_buckets log2 = { .log2 = true }, mine;
+	struct m_value key[2] = { mv_text(m_intern("x\"y\n", 4)), mv_num(7) };
+	struct hist h = { 0 };
+	char *out;
+
+	strcpy(m.by[0], "comm");
+	strcpy(m.by[1], "le:hex");
+	m.by_fmt[1] = FMT_HEX;
+	/* 1000 ns x3, 1023 ns (the top of a log2 row), 1024 ns, 5 ms */
+	hist_add(&h, 1000), hist_add(&h, 1000), hist_add(&h, 1000);
+	hist_add(&h, 1023), hist_add(&h, 1024), hist_add(&h, 5000000);
+	m_hist_set(&measurement_group(&m, key)->h, &h);
+	measurement_add_drop(&m, "end_without_start", 3);
+	out = render(&m, &log2, false);
+	check("log2 bound 2^10-1 ns holds 1023 ns, not 1024",
+	      strstr(out, "kdist_t_seconds_bucket{comm=\"x\\\"y\\n\",k_le=\"0x7\",le=\"0.000001023\"} 4\n") &&
+	      strstr(out, ",le=\"0.000002047\"} 5\n"), "%s", out);
+	check("+Inf, sum and count",
+	      strstr(out, "le=\"+Inf\"} 6\n") &&
+	      strstr(out, "kdist_t_seconds_sum{comm=\"x\\\"y\\n\",k_le=\"0x7\"} 0.005005047\n") &&
+	      strstr(out, "kdist_t_seconds_count{comm=\"x\\\"y\\n\",k_le=\"0x7\"} 6\n"), "%s", out);
+	check("help escaped, loss counter, groups",
+	      strstr(out, "# HELP kdist_t_seconds a\\\\b\n") &&
+	      strstr(out, "# TYPE kdist_lost_events_total counter\n") &&
+	      strstr(out, "kdist_lost_events_total{measurement=\"t\",reason=\"end_without_start\"} 3\n") &&
+	      strstr(out, "kdist_groups{measurement=\"t\"} 1\n"), "%s", out);
+	free(out);
+	out = render(&m, &log2, true);
+	check("OpenMetrics: counter family without _total, unit",
+	      strstr(out, "# TYPE kdist_lost_events counter\n") &&
+	      strstr(out, "# UNIT kdist_t_seconds seconds\n"), "%s", out);
+	free(out);
+	/* 0.000001: inside the fine bucket [960, 1023] of 1000 ns; its
+	 * midpoint 991.5 ns is below, so the three 1000s and 1023 count */
+	check("--buckets parsed", !prom_buckets_parse("0.000001,0.004", &mine, "--buckets") &&
+	      mine.n == 2, NULL);
+	out = render(&m, &mine, false);
+	check("a bound inside a fine bucket counts it by its midpoint",
+	      strstr(out, ",le=\"0.000001\"} 4\n") && strstr(out, ",le=\"0.004\"} 5\n"), "%s", out);
+	free(out);
+	check("--buckets refuses descending, zero, words",
+	      prom_buckets_parse("1,0.5", &mine, "t") && prom_buckets_parse("0", &mine, "t") &&
+	      prom_buckets_parse("x", &mine, "t") && prom_buckets_parse("", &mine, "t"), NULL);
+	measurement_clear(&m);
+}
+
+static void test_value_and_empty(void)
+{
+	struct measurement m = { .kind = M_VALUE, .value_unit = "bytes" };
+	struct prom_buckets log2 = { .log2 = true };
+	char *out = render(&m, &log2, false);
+
+	check("a measurement without groups: zero series, so rate() has a start",
+	      strstr(out, "kdist_t_bytes_bucket{le=\"0\"} 0\n") &&
+	      strstr(out, "kdist_t_bytes_bucket{le=\"1099511627775\"} 0\n") &&
+	      strstr(out, "kdist_t_bytes_count 0\n"), "%s", out);
+	free(out);
+}
+
+int main(void)
+{
+	test_latency();
+	test_value_and_empty();
+	return check_done();
+}

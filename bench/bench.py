@@ -1,118 +1,332 @@
 #!/usr/bin/env python3
-"""kdist's benchmark: added nanoseconds per traced syscall pair on a tight
-getppid loop, as ratios measured in one run; start-to-attached time and peak
-RSS.  Configurations are interleaved over several rounds and the median
-taken, because these machines are shared and noisy."""
-import os, resource, statistics, subprocess, sys, tempfile, time
+"""kdist's benchmark against its peers, in one run.
+
+Three workloads, each traced by every tool that measures the same thing:
+
+  syscalls  a getppid loop; raw_syscalls sys_enter -> sys_exit, filtered to
+            the loop's pid: no tracing, the floor (empty programs, as
+            tracepoints and raw tracepoints), kdist pair, kdist syscalls,
+            libbpf-tools syscount -L, bpftrace hist(); added ns per call.
+  offcpu    two threads waking each other through pipes: kdist offcpu
+            against libbpf-tools offcputime; added ns per context switch.
+  profile   busy CPU work: kdist profile against perf record -g at the same
+            frequency; the tracer's share of one CPU.
+
+The cost is the workload's own CPU time (the thread's CPU clock, or the
+rusage of the workload), not wall time: on a shared, loaded machine the
+wall time holds other tasks' time, the CPU time only what ran on behalf of
+the workload, including the BPF programs that ran in its context.
+Configurations are interleaved over several rounds and medians taken.
+Every tool's start-to-attached time and peak RSS are measured in the same
+runs.  The figures are printed as a table and written as JSON
+(BENCH_JSON, default build/bench.json)."""
+import json, os, re, signal, statistics, subprocess, sys, time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KDIST = os.path.join(TOP, "build/kdist")
-LOOP = os.path.join(TOP, "build/tests/getppid_loop")
-FLOOR = os.path.join(TOP, "build/floor")
+B = os.path.join(TOP, "build")
+KDIST = os.path.join(B, "kdist")
+WL = os.path.join(B, "tests")
+FLOOR = os.path.join(B, "floor")
 N = int(os.environ.get("BENCH_CALLS", "2000000"))
+SWITCHES = int(os.environ.get("BENCH_PINGPONG", "100000"))
+PROFILE_ROUNDS = int(os.environ.get("BENCH_HOTSPOTS", "500"))	# 4 ms of CPU each
+HZ = os.environ.get("BENCH_HZ", "999")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+OUT = os.environ.get("BENCH_JSON", os.path.join(B, "bench.json"))
+# which parts run: the three suites, the VM part (kernel functions) and the
+# uprobe attach times; e.g. BENCH_PARTS=syscalls for the pair figures alone
+PARTS = os.environ.get("BENCH_PARTS", "syscalls offcpu profile vm uprobe").split()
 
 BPFTRACE = ("tracepoint:raw_syscalls:sys_enter /pid == {pid}/ {{ @s[tid] = nsecs; }} "
             "tracepoint:raw_syscalls:sys_exit /pid == {pid} && @s[tid]/ "
             "{{ @h = hist(nsecs - @s[tid]); delete(@s[tid]); }}")
+# libbpf-tools buffer stdout when it is a pipe: line-buffer their "Tracing"
+LINE = ["stdbuf", "-oL"]
 
-CONFIGS = {
+# name: (command for the workload's pid, word printed once attached or a
+# fixed wait in seconds, the executable that must exist)
+SYSCALLS = {
     "none": None,
-    "floor (tracepoint)": lambda pid: [FLOOR, "tp"],
-    "floor (raw tracepoint)": lambda pid: [FLOOR, "raw"],
-    "kdist": lambda pid: [KDIST, "pair", "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
-                          "-p", str(pid), "-o", "json"],
-    "bpftrace": lambda pid: ["bpftrace", "-e", BPFTRACE.format(pid=pid)],
+    "floor (tracepoint)": (lambda p: [FLOOR, "tp"], b"attached", FLOOR),
+    "floor (raw tracepoint)": (lambda p: [FLOOR, "raw"], b"attached", FLOOR),
+    # the same with BPF run-time statistics on, as kdist keeps them for its cost line
+    "floor (raw, statistics)": (lambda p: [FLOOR, "raw", "stats"], b"attached", FLOOR),
+    # as people run it: text, no cost shown, so no run-time statistics
+    "kdist pair": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
+                              "-p", str(p)], b"Tracing", KDIST),
+    # JSON carries kdist's cost: the statistics are on
+    "kdist pair -o json": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                      "raw_syscalls:sys_exit", "-p", str(p), "-o", "json"],
+                           b"Tracing", KDIST),
+    # every pair below the threshold: what --slower-than adds when nothing is slow
+    "kdist --slower-than": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                       "raw_syscalls:sys_exit", "-p", str(p),
+                                       "--slower-than", "1s"], b"Tracing", KDIST),
+    "kdist syscalls": (lambda p: [KDIST, "syscalls", "-p", str(p)], b"Tracing",
+                       KDIST),
+    "syscount -L": (lambda p: LINE + ["syscount", "-L", "-p", str(p)], b"Tracing", "syscount"),
+    "bpftrace hist": (lambda p: ["bpftrace", "-e", BPFTRACE.format(pid=p)], b"Attaching",
+                      "bpftrace"),
 }
-READY = {"floor": b"attached", "kdist": b"Tracing", "bpftrace": b"Attaching"}
+OFFCPU = {
+    "none": None,
+    "kdist offcpu": (lambda p: [KDIST, "offcpu", "-p", str(p)], b"Tracing", KDIST),
+    "offcputime": (lambda p: LINE + ["offcputime", "-p", str(p)], b"Tracing", "offcputime"),
+}
+PROFILE = {
+    "none": None,
+    "kdist profile": (lambda p: [KDIST, "profile", "-F", HZ, "-p", str(p), "-o", "json"],
+                      b"Tracing", KDIST),
+    # perf record says nothing once attached: give it a second
+    "perf record": (lambda p: ["perf", "record", "-q", "-g", "-F", HZ, "-p", str(p),
+                               "-o", "/tmp/kdist-bench-perf.data"], 1.0, "perf"),
+}
+
+
+def have(exe):
+    return os.path.isabs(exe) and os.access(exe, os.X_OK) or \
+        subprocess.call(["which", exe], stdout=subprocess.DEVNULL) == 0
 
 
 def wait_ready(proc, word):
     """Read the tracer's output until it says it is attached."""
     buf = b""
-    out = proc.stdout if proc.stdout else proc.stderr
     while word not in buf:
-        c = out.read1(4096)
+        c = proc.stdout.read1(4096)
         if not c:
             raise RuntimeError("tracer exited before attaching: " + buf.decode(errors="replace"))
         buf += c
+    return buf
 
 
-# kdist's own account of its cost (BPF run-time statistics) per run: ns
-# inside its programs per traced call.
-SELF = []
+def rusage_of(pid):
+    """Reap pid: (CPU seconds, peak RSS kB, context switches)."""
+    _, _, ru = os.wait4(pid, 0)
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, ru.ru_nvcsw + ru.ru_nivcsw
 
 
-def self_cost(out):
-    """ns in kdist's programs per traced call, from its JSON measurement:
-    two runs (START and END) at the mean time of a run.  The programs also
-    run, and leave at the pid filter, for every other syscall of the
-    system, so run_ns over the pairs would count those too."""
-    import json
-    doc = json.loads([l for l in out.decode().splitlines() if l.startswith("{")][-1])
-    cost = doc.get("cost", {})
-    if cost.get("ns_per_run") is None:
+def kdist_cost(out):
+    """ns inside kdist's BPF programs over the run, from its JSON."""
+    lines = [l for l in out.decode(errors="replace").splitlines() if l.startswith("{")]
+    if not lines:
         return None
-    return 2 * cost["ns_per_run"]
+    cost = json.loads(lines[-1]).get("cost", {})
+    return cost.get("run_ns"), cost.get("ns_per_run"), cost.get("map_bytes")
 
 
-def one_run(name):
-    """ns per getppid call with the tracer `name` attached to the loop."""
+def one_run(cfg, workload):
+    """Run the workload (it waits for a byte on stdin) with the tracer cfg
+    attached to it.  Returns a dict of what was measured."""
     rfd, wfd = os.pipe()
-    loop = subprocess.Popen([LOOP, str(N), "wait"], stdin=rfd, stdout=subprocess.PIPE)
+    # (getppid_loop prints its CPU ns per call too with KDIST_WL_CPU)
+    wl = subprocess.Popen(["sh", "-c", 'read x; exec "$@"', "sh"] + workload, stdin=rfd,
+                          stdout=subprocess.PIPE, env=dict(os.environ, KDIST_WL_CPU="1"))
     os.close(rfd)
+    r = {}
     tracer = None
     try:
-        if CONFIGS[name]:
+        if cfg:
+            cmd, ready, _ = cfg
+            t0 = time.monotonic()
             # bpftrace says "Attaching" on stdout, the others on stderr
-            tracer = subprocess.Popen(CONFIGS[name](loop.pid), stdout=subprocess.PIPE,
+            tracer = subprocess.Popen(cmd(wl.pid), stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT)
-            wait_ready(tracer, READY[name.split()[0]])
+            if isinstance(ready, float):
+                time.sleep(ready)
+            else:
+                wait_ready(tracer, ready)
+                r["attach_ms"] = (time.monotonic() - t0) * 1000
             time.sleep(0.2)
-        os.write(wfd, b"g")
-        out, _ = loop.communicate()
-        return float(out)
+        t0 = time.monotonic()
+        os.write(wfd, b"\n")
+        out = wl.stdout.read()
+        r["cpu_s"], _, r["switches"] = rusage_of(wl.pid)
+        wl.returncode = 0
+        r["wall_s"] = time.monotonic() - t0
+        r["out"] = out.decode().split()
     finally:
         os.close(wfd)
         if tracer:
-            tracer.send_signal(2)
-            out, _ = tracer.communicate()
-            if name == "kdist":
-                SELF.append(self_cost(out))
+            tracer.send_signal(signal.SIGINT)
+            out = tracer.stdout.read()
+            r["tracer_cpu_s"], r["rss_kb"], _ = rusage_of(tracer.pid)
+            tracer.returncode = 0
+            if cmd(0)[0] == KDIST:
+                r["run_ns"], r["ns_per_run"], r["map_bytes"] = kdist_cost(out) or (None,) * 3
+    return r
 
 
-def peak_rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return int([l for l in f if l.startswith("VmHWM")][0].split()[1])
+def med(runs, key):
+    v = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(v) if v else None
 
 
-def startup():
-    """Median ms from exec to 'Tracing', and the largest peak RSS (kB) seen
-    while attached, of kdist measuring the getppid pair."""
-    times, rss = [], 0
-    for _ in range(5):
-        t0 = time.monotonic()
-        p = subprocess.Popen([KDIST, "pair", "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
-                              "-d", "0.5"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        wait_ready(p, b"Tracing")
-        times.append(time.monotonic() - t0)
-        time.sleep(0.2)
-        rss = max(rss, peak_rss_kb(p.pid))
-        p.communicate()
-    return statistics.median(times), rss
+def syscalls_report(sc, doc):
+    """The syscalls suite: ns per call from the loop's thread CPU clock."""
+    per_call = {n: statistics.median(float(r["out"][1]) for r in v) for n, v in sc.items()}
+    added = {n: per_call[n] - per_call["none"] for n in sc}
+    print(f"\ngetppid loop, {N} calls, raw_syscalls sys_enter -> sys_exit of its pid (ns per call):")
+    print(f"  {'':24s} {'CPU':>8s} {'added':>8s} {'x floor':>8s} {'attach ms':>10s} {'RSS MB':>7s}")
+    fraw = added.get("floor (raw tracepoint)")
+    for n in sc:
+        a, rss = med(sc[n], "attach_ms"), med(sc[n], "rss_kb")
+        print(f"  {n:24s} {per_call[n]:8.1f} {added[n] if n != 'none' else 0:8.1f} "
+              f"{added[n] / fraw if fraw and n != 'none' else 0:8.2f} "
+              f"{a if a is not None else 0:10.0f} {rss / 1024 if rss else 0:7.1f}")
+    kd = added["kdist pair"]
+    # the same ratio within each round (its runs close together in time, so
+    # a change of the machine's load between rounds cancels out), then the median
+    cpu = {n: [float(r["out"][1]) for r in v] for n, v in sc.items()}
+    per_round = [(k - z) / (f - z) for k, f, z in
+                 zip(cpu["kdist pair"], cpu["floor (raw tracepoint)"], cpu["none"]) if f > z]
+    ratio = statistics.median(per_round) if per_round else float("nan")
+    print("ratios of added cost:")
+    print(f"  kdist pair / floor (raw tracepoint)  {ratio:6.2f}   median of the rounds' ratios "
+          f"({', '.join(f'{x:.2f}' for x in per_round)}; target <= 1.8: "
+          f"{'met' if ratio <= 1.8 else 'NOT met'})")
+    print(f"  kdist pair / floor (raw tracepoint)  {kd / fraw:6.2f}   of the medians")
+    fst = added.get("floor (raw, statistics)")
+    if fst:
+        print(f"  kdist pair / floor (raw, statistics) {kd / fst:6.2f}   (the statistics alone add "
+              f"{fst - fraw:+.1f} ns per call)")
+    print(f"  kdist pair / floor (tracepoint)      {kd / added['floor (tracepoint)']:6.2f}")
+    for peer in ("kdist syscalls", "syscount -L", "bpftrace hist"):
+        if peer in added:
+            print(f"  kdist pair / {peer:24s} {kd / added[peer]:6.2f}")
+    slow = added["kdist --slower-than"]
+    print(f"  kdist --slower-than 1s / kdist pair  {slow / kd:6.2f}   "
+          f"({slow - kd:+.1f} ns per pair below the threshold)")
+    js = added["kdist pair -o json"]
+    print(f"  kdist pair -o json / floor (raw, statistics) {js / fst if fst else float('nan'):6.2f}"
+          f"   (both with the statistics on)")
+    own = med(sc["kdist pair -o json"], "ns_per_run")
+    if own is not None:
+        # two runs (START and END) per call; the programs also run, and leave
+        # at the pid filter, for every other syscall of the system
+        print(f"  kdist's own account (BPF run-time statistics): {2 * own:.1f} ns per call in "
+              f"its programs; the rest of the added cost is the hook's dispatch")
+    doc["syscalls"] = {n: {"cpu_ns_per_call": per_call[n], "added_ns": added[n],
+                           "attach_ms": med(sc[n], "attach_ms"),
+                           "peak_rss_kb": med(sc[n], "rss_kb")} for n in sc}
+    doc["syscalls"]["kdist pair"]["bpf_ns_per_run"] = own
+    doc["syscalls"]["kdist pair"]["x_raw_floor_rounds"] = per_round
+    doc["syscalls"]["kdist pair"]["x_raw_floor"] = ratio
+    doc["syscalls"]["kdist pair"]["map_bytes"] = med(sc["kdist pair -o json"], "map_bytes")
 
 
-def bpftrace_startup():
-    t0 = time.monotonic()
-    p = subprocess.Popen(["bpftrace", "-e", BPFTRACE.format(pid=1)], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT)
-    wait_ready(p, b"Attaching")
-    t = time.monotonic() - t0
-    time.sleep(0.3)
-    rss = peak_rss_kb(p.pid)
-    p.send_signal(2)
-    p.communicate()
-    return t, int(rss)
+def main():
+    suites = [
+        ("syscalls", SYSCALLS, [os.path.join(WL, "getppid_loop"), str(N)]),
+        ("offcpu", OFFCPU, [os.path.join(WL, "pingpong"), str(SWITCHES)]),
+        ("profile", PROFILE, [os.path.join(WL, "hotspots"), str(PROFILE_ROUNDS)]),
+    ]
+    suites = [x for x in suites if x[0] in PARTS]
+    missing = {}
+    for _, cfgs, _ in suites:
+        for n, c in list(cfgs.items()):
+            if c and not have(c[2]):
+                missing[n] = c[2]
+                del cfgs[n]
+    runs = {s: {n: [] for n in cfgs} for s, cfgs, _ in suites}
+    for _ in range(ROUNDS):
+        for s, cfgs, wl in suites:
+            for n, c in cfgs.items():
+                runs[s][n].append(one_run(c, wl))
+    doc = {"rounds": ROUNDS, "machine": {"cpus": os.cpu_count(), "kernel": os.uname().release},
+           "missing": missing}
+    print(f"Medians of {ROUNDS} interleaved rounds; cost = the workload's own CPU time.")
+    for n, why in missing.items():
+        print(f"  (no {n}: {why} is not installed)")
+
+    # syscalls: ns per call from the loop's thread CPU clock
+    sc = runs.get("syscalls", {})
+    if sc:
+        syscalls_report(sc, doc)
+
+    # offcpu: the workload's CPU time per context switch
+    oc = runs.get("offcpu", {})
+    if len(oc) > 1:
+        per_sw = {n: statistics.median(r["cpu_s"] * 1e9 / max(r["switches"], 1) for r in v)
+                  for n, v in oc.items()}
+        sw = med(oc["none"], "switches")
+        print(f"\npingpong, {SWITCHES} round trips (~{sw:.0f} context switches; ns of the "
+              "workload's CPU per switch):")
+        for n in oc:
+            a, rss = med(oc[n], "attach_ms"), med(oc[n], "rss_kb")
+            print(f"  {n:24s} {per_sw[n]:8.1f} added {per_sw[n] - per_sw['none']:7.1f}"
+                  + (f"   attach {a:.0f} ms, peak RSS {rss / 1024:.1f} MB" if rss else ""))
+        if "offcputime" in oc:
+            ko, po = per_sw["kdist offcpu"] - per_sw["none"], per_sw["offcputime"] - per_sw["none"]
+            print(f"  kdist offcpu / offcputime added cost {ko / po if po > 0 else float('nan'):.2f}")
+        doc["offcpu"] = {n: {"cpu_ns_per_switch": per_sw[n],
+                             "added_ns": per_sw[n] - per_sw["none"],
+                             "attach_ms": med(oc[n], "attach_ms"),
+                             "peak_rss_kb": med(oc[n], "rss_kb")} for n in oc}
+
+    # profile: the tracer's CPU (its process, and kdist's BPF programs) over
+    # the workload's wall time
+    pc = runs.get("profile", {})
+    if len(pc) > 1:
+        print(f"\nhotspots, {PROFILE_ROUNDS * 4} ms of CPU work, sampled at {HZ} Hz "
+              "(the tracer's share of one CPU):")
+        doc["profile"] = {}
+        for n in pc:
+            if n == "none":
+                continue
+            share = statistics.median((r["tracer_cpu_s"] + (r.get("run_ns") or 0) / 1e9)
+                                      / r["wall_s"] for r in pc[n])
+            a, rss = med(pc[n], "attach_ms"), med(pc[n], "rss_kb")
+            print(f"  {n:24s} {share * 100:6.2f}% of one CPU" +
+                  (f"   attach {a:.0f} ms" if a is not None else "   attach n/a (silent)") +
+                  f", peak RSS {rss / 1024:.1f} MB")
+            doc["profile"][n] = {"cpu_share": share, "attach_ms": a, "peak_rss_kb": rss}
+        print("  (perf's in-kernel sampling is not in its share; kdist's BPF programs are in its)")
+
+    # func's histogram memory, from the map value sizes of today's layout
+    doc["func_memory"] = func_memory()
+    sys.stdout.flush()
+    groups_bench()
+    # the VM part (kernel functions) loads nothing on this machine
+    if "vm" in PARTS:
+        subprocess.call([os.path.join(TOP, "bench/func-attach.sh")])
+    sys.stdout.flush()
+    if "uprobe" in PARTS:
+        subprocess.call([os.path.join(TOP, "bench/uprobe-attach.sh")])
+    with open(OUT, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"\nfigures written to {OUT}")
+
+
+def btf_size(obj, struct):
+    """sizeof(struct) in a built BPF object, from its BTF."""
+    out = subprocess.run(["bpftool", "btf", "dump", "file", obj, "format", "raw"],
+                         capture_output=True, text=True).stdout
+    m = re.search(rf"STRUCT '{struct}' size=(\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def func_memory():
+    """kdist func's in-kernel histogram memory for 1,000 functions on a
+    64-CPU machine, from the value sizes of its per-CPU maps in the built
+    object: func_vals, a func_val per function per CPU, and the bucket pool
+    func_pages, by default 4 pages per function (64 buckets) and a header
+    page, per CPU (func.c).  Before the pool: a full histogram (struct hist)
+    and two counters per function per CPU."""
+    cpus, fns = 64, 1000
+    val = btf_size(os.path.join(B, "func.bpf.o"), "func_val")
+    page = btf_size(os.path.join(B, "func.bpf.o"), "func_page")
+    hist = btf_size(os.path.join(B, "pair.bpf.o"), "hist")
+    if not (val and page and hist):
+        print("\nfunc histogram memory: no value sizes (bpftool, build/*.bpf.o)")
+        return None
+    total = fns * cpus * val + (4 * fns + 1) * cpus * page
+    old = (hist + 16) * cpus * fns
+    print(f"\nfunc histogram memory, 1,000 functions x 64 CPUs, from the map value sizes "
+          f"(func_val {val} B, page of 16 buckets {page} B, 4 pages per function by default): "
+          f"{total / 1e6:.1f} MB (target < 64 MB: {'met' if total < 64e6 else 'NOT met'}; "
+          f"a full histogram per function and CPU, {hist + 16} B: {old / 1e6:.1f} MB)")
+    return {"func_val_bytes": val, "page_bytes": page, "bytes_1000_functions_64_cpus": total,
+            "bytes_full_histograms": old}
 
 
 def groups_bench():
@@ -129,48 +343,6 @@ def groups_bench():
             print(f"100,000 groups added and read {add:.3f} s, diffed {diff:.3f} s (target < 1 s)")
             return
     print("100,000 groups: no figure from build/tests/test_measure")
-
-
-def main():
-    have_bpftrace = subprocess.call(["which", "bpftrace"], stdout=subprocess.DEVNULL) == 0
-    names = [n for n in CONFIGS if have_bpftrace or n != "bpftrace"]
-    samples = {n: [] for n in names}
-    for r in range(ROUNDS):
-        for n in names:
-            samples[n].append(one_run(n))
-    med = {n: statistics.median(v) for n, v in samples.items()}
-    base = med["none"]
-    print(f"getppid loop, {N} calls, median of {ROUNDS} interleaved rounds (ns per call):")
-    for n in names:
-        print(f"  {n:24s} {med[n]:8.1f}   added {med[n] - base:7.1f}")
-    added = {n: med[n] - base for n in names}
-    ftp, fraw, kd = added["floor (tracepoint)"], added["floor (raw tracepoint)"], added["kdist"]
-    print("ratios of added cost:")
-    print(f"  kdist / floor (tracepoint)      {kd / ftp:6.2f}   (target <= 2.0)")
-    print(f"  kdist / floor (raw tracepoint)  {kd / fraw:6.2f}   (kdist attaches these as raw tracepoints)")
-    if have_bpftrace:
-        print(f"  kdist / bpftrace                {kd / added['bpftrace']:6.2f}   (target <= 0.35)")
-    # The programs' own time is what BPF run-time statistics see; the added
-    # cost also holds the dispatch around them (tracepoint to program, the
-    # statistics' clock reads): the same order of magnitude, normally less
-    # (a noisy round may measure less than the programs' own time).
-    selfs = [x for x in SELF if x is not None]
-    if selfs:
-        own = statistics.median(selfs)
-        ok = kd / 10 <= own <= kd * 2
-        print(f"kdist self-reported {own:.1f} ns per call in its programs, measured added {kd:.1f} "
-              f"(outside the programs {kd - own:.1f}): {'same order of magnitude' if ok else 'MISMATCH'}")
-    else:
-        print("kdist self-reported cost unknown: the kernel refused BPF run-time statistics")
-    t, rss = startup()
-    print(f"kdist start-to-attached {t * 1000:.0f} ms (target <= 100), peak RSS {rss / 1024:.1f} MB (target <= 20)")
-    if have_bpftrace:
-        bt, brss = bpftrace_startup()
-        print(f"bpftrace start to its 'Attaching' line {bt * 1000:.0f} ms, peak RSS {brss / 1024:.1f} MB")
-    groups_bench()
-    if os.path.exists(os.path.join(TOP, "bench/func-attach.sh")):
-        sys.stdout.flush()
-        subprocess.call([os.path.join(TOP, "bench/func-attach.sh")])
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* floor tp|raw: attach two empty programs to raw_syscalls sys_enter and
- * sys_exit (classic or raw tracepoints), say "attached", wait for a signal. */
+/* floor tp|raw [stats]: attach two empty programs to raw_syscalls sys_enter
+ * and sys_exit (classic or raw tracepoints), say "attached", wait for a
+ * signal.  With "stats", BPF run-time statistics are on meanwhile, as they
+ * are while kdist runs: their cost alone. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include "floor.skel.h"
 
 static void nop(int sig) { (void)sig; }
@@ -12,6 +15,7 @@ static void nop(int sig) { (void)sig; }
 int main(int argc, char **argv)
 {
 	bool raw = argc > 1 && !strcmp(argv[1], "raw");
+	bool stats = argc > 2 && !strcmp(argv[2], "stats");
 	struct floor_bpf *skel = floor_bpf__open();
 	struct bpf_program *p;
 
@@ -21,6 +25,10 @@ int main(int argc, char **argv)
 		bpf_program__set_autoload(p, !strncmp(bpf_program__name(p), raw ? "raw_" : "tp_", raw ? 4 : 3));
 	if (floor_bpf__load(skel) || floor_bpf__attach(skel)) {
 		fprintf(stderr, "floor: failed to load or attach\n");
+		return 1;
+	}
+	if (stats && bpf_enable_stats(BPF_STATS_RUN_TIME) < 0) {
+		fprintf(stderr, "floor: failed to enable BPF run-time statistics\n");
 		return 1;
 	}
 	signal(SIGINT, nop);

@@ -1,7 +1,12 @@
 #!/bin/bash
-# func-attach.sh: time from start until 100 and 1000 kernel functions are
-# traced (entry and return), kdist func against bpftrace, on the same VM
-# kernel (QEMU/TCG: absolute times are slow, the ratio is the figure).
+# func-attach.sh: time from start until 100, 1000 and 10000 kernel
+# functions are traced (entry and return) and from the end of tracing until
+# the tracer has exited (detach), kdist func against bpftrace, on the same
+# VM kernel (QEMU/TCG: absolute times are slow, the ratio is the figure).
+# Then the added CPU time per call of one traced function (getppid's
+# syscall function on a getppid loop): kdist func, kdist func as built
+# from BENCH_BASE (a checkout of an earlier kdist, built), bpftrace and
+# libbpf-tools funclatency.
 # KDIST_BENCH_FLAVORS picks the kernels (default 6.12; 6.1 has no
 # kprobe.multi, so both tools attach one kprobe per function there).
 # Prints one line per flavor and size.
@@ -11,7 +16,7 @@ cd "$(dirname "$0")/.." || exit 1
 if [ -z "${KDIST_VM:-}" ]; then
 	for flavor in ${KDIST_BENCH_FLAVORS:-6.12}; do
 		KDIST_VM_TIMEOUT=900 tests/vm/run-in-vm "$flavor" bench/func-attach.sh 2>&1 |
-			grep -E '^(func-attach|SKIP)' || echo "SKIP func-attach $flavor: the VM run failed"
+			grep -E '^(func-attach|func-call|SKIP)' || echo "SKIP func-attach $flavor: the VM run failed"
 	done
 	exit 0
 fi
@@ -25,6 +30,10 @@ ulimit -n 65536
 awk '{print $2}' /sys/kernel/debug/kprobes/blacklist | sort -u >/tmp/deny
 awk '{print $1}' $T/available_filter_functions | grep -E '^(pci|tcp)_' | sort -u |
 	comm -23 - /tmp/deny >/tmp/fns
+# 10,000: any traceable functions, not on the blacklist, one per name
+awk '$1 !~ /\./ && NF == 1 {print $1}' $T/available_filter_functions | sort | uniq -u |
+	comm -23 - /tmp/deny | grep -v -E '^(bpf|__bpf|rcu|_raw_spin|preempt|lock|trace|__trace|ftrace|fprobe|rethook|kprobe|arch_|native_|__x86|irq|do_int3|exc_|entry_|sched_clock|ktime|perf|__perf)' |
+	head -10000 >/tmp/fns10k
 mapfile -t all </tmp/fns
 
 # ms from start until MARKER appears on the command's output
@@ -36,6 +45,100 @@ until_marker() {
 		case $line in *"$marker"*) echo $((($(date +%s%N) - t0) / 1000000)) ;; esac
 	done
 }
+
+# ms from the tracer's SIGINT until it has exited
+until_exit() {
+	local pid=$1 t0
+	t0=$(date +%s%N)
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null
+	echo $((($(date +%s%N) - t0) / 1000000))
+}
+
+# ms to attached and ms to detach: kdist func, bpftrace on the same set
+attach_detach() {
+	local marker=$1 out=/tmp/ad.out pid t0 a
+	shift
+	: >$out
+	t0=$(date +%s%N)
+	"$@" >$out 2>&1 &
+	pid=$!
+	while ! grep -q "$marker" $out; do
+		kill -0 $pid 2>/dev/null || { echo "failed"; return; }
+		sleep 0.05
+	done
+	a=$((($(date +%s%N) - t0) / 1000000))
+	sleep 1
+	echo "$a ms to attached, $(until_exit $pid) ms to detach"
+}
+
+mapfile -t big </tmp/fns10k
+n=${#big[@]}
+if [ "$n" -ge 1000 ]; then
+	k=$(attach_detach Tracing build/kdist func "${big[@]}")
+	printf 'kprobe:%s\n' "${big[@]}" | paste -sd, >/tmp/bl
+	printf 'kretprobe:%s\n' "${big[@]}" | paste -sd, >/tmp/brl
+	b=$(attach_detach Attaching env BPFTRACE_MAX_PROBES=30000 bpftrace -e "$(cat /tmp/bl) { @s[tid] = nsecs; }
+		$(cat /tmp/brl) { @t = hist(nsecs - @s[tid]); delete(@s[tid]); }")
+	echo "func-attach $KDIST_VM_FLAVOR $n functions: kdist $k; bpftrace $b"
+fi
+
+# added ns per call of one function
+fn=__x64_sys_getppid
+loop=build/tests/getppid_loop
+export KDIST_WL_CPU=1	# the loop prints its CPU ns per call too
+calls=200000
+per_call() {	# tracer command...; prints the loop's CPU ns per call
+	local marker=$1 out=/tmp/pc.out pid r
+	shift
+	if [ "$marker" = none ]; then
+		r=$(echo | $loop $calls wait)
+		echo "${r#* }"
+		return
+	fi
+	mkfifo /tmp/pc.go 2>/dev/null
+	$loop $calls wait </tmp/pc.go >/tmp/pc.loop &
+	local lp=$!
+	: >$out
+	"${@//PID/$lp}" >$out 2>&1 &
+	pid=$!
+	while ! grep -q "$marker" $out; do
+		kill -0 $pid 2>/dev/null || { echo failed; kill $lp; return; }
+		sleep 0.05
+	done
+	sleep 0.3
+	echo >/tmp/pc.go
+	wait $lp
+	kill -INT $pid
+	wait $pid 2>/dev/null
+	r=$(cat /tmp/pc.loop)
+	echo "${r#* }"
+}
+declare -A pc
+tools="none kdist base bpftrace funclatency"
+for round in 1 2 3; do
+	for t in $tools; do
+		case $t in
+		none) v=$(per_call none) ;;
+		kdist) v=$(per_call Tracing build/kdist func $fn -p PID) ;;
+		base) if [ -x "${BENCH_BASE:-/nonexistent}/build/kdist" ]; then
+			v=$(per_call Tracing "$BENCH_BASE/build/kdist" func $fn -p PID)
+		      else v=""; fi ;;
+		bpftrace) v=$(per_call Attaching bpftrace -e "kprobe:$fn /pid == PID/ { @s[tid] = nsecs; }
+			kretprobe:$fn /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }") ;;
+		funclatency) v=$(per_call Tracing stdbuf -oL funclatency -p PID $fn) ;;
+		esac
+		pc[$t]="${pc[$t]:-} $v"
+	done
+done
+median() { printf '%s\n' $* | grep -v failed | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "n/a"}'; }
+none=$(median ${pc[none]})
+line="func-call $KDIST_VM_FLAVOR $fn, CPU ns per call (median of 3): none $none"
+for t in kdist base bpftrace funclatency; do
+	m=$(median ${pc[$t]:-})
+	line="$line, $t $m (added $(awk -v m="$m" -v n="$none" 'BEGIN { if (m + 0 > 0) printf "%.0f", m - n; else printf "n/a" }'))"
+done
+echo "$line"
 
 for n in 100 1000; do
 	if [ ${#all[@]} -lt $n ]; then

@@ -36,6 +36,25 @@ d = docs[-1]
 print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# lost FILE: the events the measurement in FILE (JSON, or JSON Lines of
+# intervals) reports as lost, all loss counters summed (unmatched events
+# are not losses, nor are slow-event lines not printed).
+lost() {
+	json "$1" "sum(v for x in docs for k, v in x.get('drops', {}).items() if k not in ('end_without_start', 'start_replaced', 'output_dropped'))"
+}
+
+# exact N WANT FILE: true when a count N of the workload's own events is
+# WANT, or short of it by no more than the losses FILE reports.  The kernel
+# guarantees every event, not every run of a program: it skips a run when
+# the same program is still running on that CPU (a preempted program, an
+# interrupt), and kdist counts each skip (skipped_by_kernel).  A loss
+# counted and shown is kdist doing its job; a missing event not counted,
+# or one too many, fails.
+exact() {
+	[ "$1" = "$2" ] && return 0
+	[ "$1" -lt "$2" ] && [ $(($2 - $1)) -le "$(lost "$3")" ]
+}
+
 # folded_sum FILE REGEX: total weight of the folded lines whose stack
 # matches REGEX (a Python regular expression).
 folded_sum() {

@@ -69,6 +69,11 @@ print(eval(sys.argv[2]))' "$TMP/$1.json" "$2") || return 1
 	tail -n +2 <<<"$out"
 }
 
+# mx_losses NAME: the loss counters of NAME's JSON that are not zero
+mx_losses() {
+	json "$TMP/$1.json" "'lost: ' + (', '.join('%s %d' % kv for kv in d.get('drops', {}).items() if kv[1]) or 'none')"
+}
+
 # the pipe reads of dd: MX_READS one-byte reads, so >= MX_READS vfs_read
 mx_pipe_reads() {
 	echo "head -c $((MX_READS * 2)) /dev/zero | dd of=/dev/null bs=1 count=$MX_READS 2>/dev/null"
@@ -93,7 +98,8 @@ test_matrix_pair_tracepoint() {
 	mx_case pair
 	mx_run ptp pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -c "$WL/sleeper 20 2" || return
 	read -r n lo <<<"$(mx_eval ptp "'%d %d' % (g(), min(x['min'] for x in d['groups']))")"
-	[ "$n" = 20 ] && [ "$lo" -ge 2000000 ] || { mx_fail "$n nanosleeps (20), shortest $lo ns (>= 2 ms)"; return; }
+	exact "$n" 20 "$TMP/ptp.json" && [ "$lo" -ge 2000000 ] ||
+		{ mx_fail "$n nanosleeps (20), shortest $lo ns (>= 2 ms), $(mx_losses ptp)"; return; }
 	mx_pass "20 nanosleeps of 2 ms, shortest $lo ns"
 }
 
@@ -109,7 +115,7 @@ test_matrix_pair_kstack() {
 		mx_skip "this kernel gives syscalls: tracepoints no kernel stack (user registers; fixed upstream in 2023): $l stack_failed"
 		return
 	fi
-	[ "$n" = 20 ] && [ "$k" = 20 ] || { mx_fail "$n nanosleeps, $k under a syscall entry stack (20): $(mx_eval pks "[x['by'].get('kstack') for x in d['groups']]")"; return; }
+	exact "$n" 20 "$TMP/pks.json" && [ "$k" = "$n" ] || { mx_fail "$n nanosleeps, $k under a syscall entry stack (20), $(mx_losses pks): $(mx_eval pks "[x['by'].get('kstack') for x in d['groups']]")"; return; }
 	mx_pass "20 nanosleeps, all under the kernel's syscall entry stack"
 }
 
@@ -163,8 +169,8 @@ test_matrix_user_functions() {
 	local l m fa n lo
 	read -r l m <<<"$(mx_eval fu "'%d %d' % (g(function='calltree:leaf'), g(function='calltree:middle'))")"
 	read -r n lo <<<"$(mx_eval pu "'%d %d' % (g(), min(x['min'] for x in d['groups']))")"
-	[ "$l" = 18 ] && [ "$m" = 6 ] && [ "$n" = 18 ] && [ "$lo" -ge 1000000 ] ||
-		{ mx_fail "func: leaf $l (18), middle $m (6) calls; pair: $n leaf() (18), shortest $lo ns (>= 1 ms)"; return; }
+	exact "$l" 18 "$TMP/fu.json" && exact "$m" 6 "$TMP/fu.json" && exact "$n" 18 "$TMP/pu.json" && [ "$lo" -ge 1000000 ] ||
+		{ mx_fail "func: leaf $l (18), middle $m (6) calls, $(mx_losses fu); pair: $n leaf() (18), shortest $lo ns (>= 1 ms), $(mx_losses pu)"; return; }
 	mx_pass "func: leaf 18, middle 6 calls; pair: 18 leaf() of >= 1 ms, shortest $lo ns"
 }
 
@@ -185,7 +191,8 @@ test_matrix_syscalls() {
 	mx_case syscalls
 	mx_run sc syscalls -- "$WL/syserr" 100 7 || return
 	read -r ok bad <<<"$(mx_eval sc "'%d %d' % (g(syscall='getppid', error='ok'), g(syscall='close', error='EBADF'))")"
-	[ "$ok" = 100 ] && [ "$bad" = 7 ] || { mx_fail "getppid ok $ok (100), close EBADF $bad (7)"; return; }
+	exact "$ok" 100 "$TMP/sc.json" && exact "$bad" 7 "$TMP/sc.json" ||
+		{ mx_fail "getppid ok $ok (100), close EBADF $bad (7), $(mx_losses sc)"; return; }
 	mx_pass "getppid 100 ok, close(-1) 7 EBADF"
 }
 
@@ -299,8 +306,8 @@ test_matrix_dist_count() {
 		mx_run cnt count syscalls:sys_enter_write -c "$dd" || return
 	read -r n lo hi <<<"$(mx_eval dist "'%d %d %d' % (g(), min(x['min'] for x in d['groups']), max(x['max'] for x in d['groups']))")"
 	c=$(mx_eval cnt "g()")
-	[ "$n" = 13 ] && [ "$lo" = 777 ] && [ "$hi" = 777 ] && [ "$c" = 13 ] ||
-		{ mx_fail "dist: $n writes of $lo..$hi bytes (13 of 777); count: $c (13)"; return; }
+	exact "$n" 13 "$TMP/dist.json" && [ "$lo" = 777 ] && [ "$hi" = 777 ] && exact "$c" 13 "$TMP/cnt.json" ||
+		{ mx_fail "dist: $n writes of $lo..$hi bytes (13 of 777), $(mx_losses dist); count: $c (13), $(mx_losses cnt)"; return; }
 	mx_pass "13 writes of 777 bytes; counted 13"
 }
 
@@ -437,8 +444,8 @@ mx_no_cgroup2() { # mx_no_cgroup2 v1|none
 	kill $noise 2>/dev/null; wait $noise 2>/dev/null
 	[ $rc = 0 ] || { mx_fail "exit $rc: $(tail -3 "$TMP/ncg.err")"; return 1; }
 	read -r n other <<<"$(mx_eval ncg "'%d %d' % (g(comm='sleeper', syscall='nanosleep'), g(comm='kdxs'))")"
-	[ "$n" = 20 ] && [ "$other" = 0 ] ||
-		{ mx_fail "workload's nanosleeps $n (20), the other sleeper's syscalls $other (0)"; return 1; }
+	exact "$n" 20 "$TMP/ncg.json" && [ "$other" = 0 ] ||
+		{ mx_fail "workload's nanosleeps $n (20), the other sleeper's syscalls $other (0), $(mx_losses ncg)"; return 1; }
 	# kdist's own mount stayed in its namespace, its cgroup is gone
 	grep -q "/sys/fs/cgroup cgroup2" /proc/self/mounts || return 0
 	ls -d /sys/fs/cgroup/kdist-* >/dev/null 2>&1 && { mx_fail "a kdist cgroup left behind"; return 1; }
@@ -474,8 +481,8 @@ test_matrix_module_func() {
 	f=$(mx_eval mf "g(function='null_queue_rq')")
 	mx_bg mp "$WL/directio /dev/nullb0 25 4096" pair k:null_queue_rq kr:null_queue_rq || return
 	p=$(mx_eval mp "g()")
-	[ "$f" = 25 ] && [ "$p" = 25 ] ||
-		{ mx_fail "null_queue_rq: func $f, pair $p calls for 25 writes"; return; }
+	exact "$f" 25 "$TMP/mf.json" && exact "$p" 25 "$TMP/mp.json" ||
+		{ mx_fail "null_queue_rq: func $f ($(mx_losses mf)), pair $p ($(mx_losses mp)) calls for 25 writes"; return; }
 	mx_pass "null_blk's null_queue_rq: 25 calls for 25 writes (func 'null_*' and pair)"
 }
 

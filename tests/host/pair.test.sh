@@ -125,7 +125,7 @@ test_pair_workload_traced_alone() {
 	[ $rc = 0 ] || { fail "exit $rc: $(cat "$TMP/err")"; return; }
 	local count
 	count=$(json "$TMP/alone.json" 'd["groups"][0]["count"]')
-	[ "$count" = 20 ] || { fail "count $count, expected exactly the workload's 20"; return; }
+	exact "$count" 20 "$TMP/alone.json" || { fail "count $count, expected exactly the workload's 20 ($(lost "$TMP/alone.json") lost)"; return; }
 	pass "20 of the workload, none of the neighbour's"
 }
 
@@ -135,7 +135,7 @@ test_pair_children_traced() {
 		>"$TMP/kids.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
 	local count
 	count=$(json "$TMP/kids.json" 'd["groups"][0]["count"]')
-	[ "$count" = 12 ] || { fail "count $count, expected 12"; return; }
+	exact "$count" 12 "$TMP/kids.json" || { fail "count $count, expected 12 ($(lost "$TMP/kids.json") lost)"; return; }
 	pass "12 nanosleeps from two children"
 }
 
@@ -146,7 +146,7 @@ test_pair_intervals_add_up() {
 	n=$(json "$TMP/iv.json" 'len(docs)')
 	total=$(json "$TMP/iv.json" 'sum(g["count"] for x in docs for g in x["groups"])')
 	[ "$n" -ge 3 ] || { fail "only $n intervals"; return; }
-	[ "$total" = 40 ] || { fail "intervals sum to $total, expected 40"; return; }
+	exact "$total" 40 "$TMP/iv.json" || { fail "intervals sum to $total, expected 40 ($(lost "$TMP/iv.json") lost)"; return; }
 	[ "$(json "$TMP/iv.json" '[x["interval"] for x in docs] == list(range(1, len(docs) + 1))')" = True ] ||
 		{ fail "intervals not numbered 1..$n"; return; }
 	pass "$n intervals summing to 40"

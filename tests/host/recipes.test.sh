@@ -29,12 +29,12 @@ test_recipe_syscalls() {
 	local ok enoent
 	ok=$(recipe_group "$TMP/sc.json" "{'syscall': 'getppid', 'error': 'ok'}" count)
 	enoent=$(recipe_group "$TMP/sc.json" "{'syscall': 'close', 'error': 'EBADF'}" count)
-	[ "$ok" = 1000 ] || { fail "getppid: $ok calls, expected 1000"; return; }
-	[ "$enoent" = 50 ] || { fail "close EBADF: $enoent, expected 50"; return; }
+	exact "$ok" 1000 "$TMP/sc.json" || { fail "getppid: $ok calls, expected 1000 ($(lost "$TMP/sc.json") lost)"; return; }
+	exact "$enoent" 50 "$TMP/sc.json" || { fail "close EBADF: $enoent, expected 50 ($(lost "$TMP/sc.json") lost)"; return; }
 	"$KDIST" syscalls --by comm -o json -- "$WL/syserr" 10 5 >"$TMP/sc2.json" 2>"$TMP/err" ||
 		{ fail "$(cat "$TMP/err")"; return; }
 	ok=$(recipe_group "$TMP/sc2.json" "{'syscall': 'close', 'error': 'EBADF', 'comm': 'syserr'}" count)
-	[ "$ok" = 5 ] || { fail "--by comm: syserr's close EBADF $ok, expected 5"; return; }
+	exact "$ok" 5 "$TMP/sc2.json" || { fail "--by comm: syserr's close EBADF $ok, expected 5 ($(lost "$TMP/sc2.json") lost)"; return; }
 	pass "getppid 1000 ok, close(-1) 50 EBADF, per comm"
 }
 

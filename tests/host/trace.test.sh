@@ -18,17 +18,17 @@ test_if_pair_keeps_matching_pairs() {
 		-- "$WL/syserr" 300 70 >"$TMP/if1.json" 2>"$TMP/err" ||
 		{ fail "exit $?: $(cat "$TMP/err")"; return; }
 	n=$(json "$TMP/if1.json" 'd["groups"][0]["count"]')
-	[ "$n" = 300 ] || { fail "--if 'id == 110' (getppid): $n pairs, expected 300"; return; }
+	exact "$n" 300 "$TMP/if1.json" || { fail "--if 'id == 110' (getppid): $n pairs, expected 300 ($(lost "$TMP/if1.json") lost)"; return; }
 	"$KDIST" pair syscalls:sys_enter_close syscalls:sys_exit_close --if 'ret == -9 && fd > 1000' \
 		-o json -- "$WL/syserr" 300 70 >"$TMP/if2.json" 2>"$TMP/err" ||
 		{ fail "exit $?: $(cat "$TMP/err")"; return; }
 	n=$(json "$TMP/if2.json" 'd["groups"][0]["count"] if d["groups"] else 0')
-	[ "$n" = 70 ] || { fail "--if 'ret == -9 && fd > 1000' (close(-1)): $n pairs, expected 70"; return; }
+	exact "$n" 70 "$TMP/if2.json" || { fail "--if 'ret == -9 && fd > 1000' (close(-1)): $n pairs, expected 70 ($(lost "$TMP/if2.json") lost)"; return; }
 	"$KDIST" count syscalls:sys_exit_close --if 'ret < 0' -o json \
 		-- "$WL/syserr" 300 70 >"$TMP/if3.json" 2>"$TMP/err" ||
 		{ fail "exit $?: $(cat "$TMP/err")"; return; }
 	n=$(json "$TMP/if3.json" 'd["groups"][0]["count"]')
-	[ "$n" = 70 ] || { fail "count --if 'ret < 0': $n, expected 70"; return; }
+	exact "$n" 70 "$TMP/if3.json" || { fail "count --if 'ret < 0': $n, expected 70 ($(lost "$TMP/if3.json") lost)"; return; }
 	pass "300 getppid by START id, 70 close(-1) by END ret and fd, 70 by count --if"
 }
 
@@ -277,7 +277,7 @@ test_slower_than_final_drain() {
 	# its exit): kdist is blocked on the pipe meanwhile
 	KDIST_WL_TIMES=$TMP/burst.times "$KDIST" func "u:$WL/outliers:short_sleep" --slower-than 1ns -o json \
 		-- "$WL/outliers" 0 0 20000 0 2>"$TMP/err" |
-		{ for _ in $(seq 600); do [ "$(wc -l <"$TMP/burst.times" 2>/dev/null)" = 20000 ] && break; sleep 0.1; done; cat; } \
+		{ for _ in $(seq 600); do [ "$(wc -l 2>/dev/null <"$TMP/burst.times")" = 20000 ] && break; sleep 0.1; done; cat; } \
 		>"$TMP/burst.json"
 	local rc=${PIPESTATUS[0]} msg
 	[ "$rc" = 0 ] || { fail "exit $rc: $(cat "$TMP/err")"; return; }

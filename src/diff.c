@@ -47,6 +47,8 @@ struct dmeas {
 	int intervals;		/* documents summed */
 	struct dgroup *g;
 	int n, cap;
+	int *index;		/* 1 + position in g by key hash, open addressing */
+	size_t isize;
 };
 
 /* The comparison of one group present in both. */
@@ -145,13 +147,44 @@ static int group_key(json_t *g, json_t *by, char **key, char **label)
 	return 0;
 }
 
+static size_t key_slot(const struct dmeas *m, const char *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *c = key; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	for (size_t i = h & (m->isize - 1);; i = (i + 1) & (m->isize - 1))
+		if (!m->index[i] || !strcmp(m->g[m->index[i] - 1].key, key))
+			return i;
+}
+
+/* JSON Lines of many intervals add each group many times: found by hash,
+ * not by a walk over the groups. */
 static struct dgroup *find_group(struct dmeas *m, const char *key)
 {
-	for (int i = 0; i < m->n; i++) {
-		if (!strcmp(m->g[i].key, key))
-			return &m->g[i];
+	int at = m->isize ? m->index[key_slot(m, key)] : 0;
+
+	return at ? &m->g[at - 1] : NULL;
+}
+
+/* Index group n - 1, growing the index to keep it at most half full. */
+static int index_group(struct dmeas *m)
+{
+	if ((size_t)m->n * 2 > m->isize) {
+		size_t size = m->isize ? 2 * m->isize : 128;
+		int *index = calloc(size, sizeof(*index));
+
+		if (!index)
+			return -ENOMEM;
+		free(m->index);
+		m->index = index;
+		m->isize = size;
+		for (int i = 0; i < m->n; i++)
+			m->index[key_slot(m, m->g[i].key)] = i + 1;
+		return 0;
 	}
-	return NULL;
+	m->index[key_slot(m, m->g[m->n - 1].key)] = m->n;
+	return 0;
 }
 
 /* Add one group of a document into m: its buckets are the histogram's own,
@@ -211,7 +244,7 @@ static int add_group(struct dmeas *m, json_t *g, json_t *by)
 	d = &m->g[m->n++];
 	*d = (struct dgroup){ key, label, json_incref(json_object_get(g, "by")),
 			      json_incref(json_object_get(g, "values")), h, total, self };
-	return 0;
+	return index_group(m);
 }
 
 /* "bad NAME: PATH is X, NAME is Y" when a later document of one file
@@ -312,6 +345,7 @@ static void free_meas(struct dmeas *m)
 		json_decref(m->g[i].values);
 	}
 	free(m->g);
+	free(m->index);
 	free(m->command);
 	free(m->kind);
 	free(m->unit);
@@ -554,6 +588,10 @@ static void fmt_val(char *buf, size_t n, const struct diff *d, int s, double v)
 {
 	if (s == S_COUNT) {
 		snprintf(buf, n, d->rates ? "%.4g/s" : "%.0f", v);
+		return;
+	}
+	if (!strcmp(d->m[0].unit, "bytes")) {
+		fmt_bytes(buf, n, v);
 		return;
 	}
 	if (strcmp(d->m[0].unit, "ns")) {

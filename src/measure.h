@@ -250,5 +250,6 @@ int unit_parse(const char *s, double *div);
 const char *unit_auto(double ns);
 /* "1.135ms": ns in the unit unit_auto() picks, 4 significant digits. */
 void fmt_time(char *buf, size_t len, double ns);
+void fmt_bytes(char *buf, size_t len, double bytes);
 
 #endif

@@ -162,7 +162,7 @@ void fmt_time(char *buf, size_t len, double ns)
 }
 
 /* 2.1 MiB, 68 KiB, 512 B */
-static void fmt_bytes(char *buf, size_t len, double v)
+void fmt_bytes(char *buf, size_t len, double v)
 {
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	size_t i = 0;

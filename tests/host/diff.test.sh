@@ -345,3 +345,37 @@ test_diff_live_one_function_slowed() {
 		{ fail "calls: $got"; return; }
 	pass "sleep_select alone slower (and faster reversed) of 4 functions, 200 calls each"
 }
+
+# Byte values print as the measurement's own views print them (KiB, MiB),
+# and JSON Lines of many intervals with many groups sum in good time.
+test_diff_bytes_and_many_intervals() {
+	diff_edit "$DIFF_DATA/sleep1-a.json" 'd["kind"] = "value"; d["unit"] = "bytes"' >"$TMP/ba.json"
+	diff_edit "$DIFF_DATA/sleep1-b.json" 'd["kind"] = "value"; d["unit"] = "bytes"' >"$TMP/bb.json"
+	"$KDIST" diff "$TMP/ba.json" "$TMP/bb.json" >"$TMP/bytes.txt" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	grep -q '^execve ok .* [0-9.]* MiB→' "$TMP/bytes.txt" || { fail "execve's sizes not in MiB: $(grep execve "$TMP/bytes.txt")"; return; }
+	# 100 intervals of 1,000 groups each: every group counted 100 times
+	python3 -c '
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+g0 = d["groups"][0]
+gs = []
+for k in range(1000):
+    g = copy.deepcopy(g0)
+    g["by"] = {"syscall": "s%d" % k, "error": "ok"}
+    g.pop("values", None)
+    gs.append(g)
+d["groups"] = gs
+with open(sys.argv[2], "w") as f:
+    for i in range(1, 101):
+        d["interval"] = i
+        f.write(json.dumps(d) + "\n")' "$DIFF_DATA/sleep1-a.json" "$TMP/many.jsonl"
+	local t0 t
+	t0=$(date +%s%N)
+	"$KDIST" diff "$TMP/many.jsonl" "$TMP/many.jsonl" -o json >"$TMP/many.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	t=$((($(date +%s%N) - t0) / 1000000))
+	[ "$(json "$TMP/many.json" "len(d['groups']) == 1000 and all(g['count']['base'] == g['count']['new'] == 100 * $(json "$DIFF_DATA/sleep1-a.json" 'd["groups"][0]["count"]') for g in d['groups'])")" = True ] ||
+		{ fail "100 intervals of 1,000 groups not summed: $(json "$TMP/many.json" 'd["groups"][0]')"; return; }
+	pass "bytes in KiB/MiB; 100 intervals x 1,000 groups summed in $t ms"
+}

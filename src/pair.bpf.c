@@ -325,10 +325,15 @@ static __always_inline int start_thread(void *ctx, int src)
 		return 0;
 	}
 	ts = bpf_ktime_get_ns();
-	if (sv->ts && cfg.restart)
+	if (sv->ts && cfg.restart) {
+		/* the pending START ends here: a pair like any other */
+		struct match_key k = {};	/* by thread: no key fields */
+
+		slow_emit(ctx, &sv->slow, &k, &sv->group, ts, ts - sv->ts);
 		record(&sv->group, ts - sv->ts);
-	else if (sv->ts)
+	} else if (sv->ts) {
 		drop(DROP_START_REPLACED);
+	}
 	sv->ts = ts;
 	read_group(ctx, &sv->group, src, NULL);
 	if (cfg.slow_ns)
@@ -367,14 +372,23 @@ static __always_inline int start_matched(void *ctx, int src, struct task_struct 
 	if (cfg.slow_ns)
 		slow_who(ctx, &nv.slow, t, cfg.slow_stack == SLOW_STACK_START);
 	if (cfg.restart) {
-		/* the pending START ends here, e.g. a write lock downgraded */
+		/* the pending START ends here, e.g. a write lock downgraded:
+		 * a pair like any other, printed when slow; the new START's
+		 * task and stacks replace the old ones with its time */
 		sv = bpf_map_lookup_elem(&match_start, &k);
 		if (sv) {
 			struct group_key og = sv->group;
+			struct slow_start ow;
 			__u64 delta = ts - sv->ts;
 
+			if (cfg.slow_ns) {
+				ow = sv->slow;
+				sv->slow = nv.slow;
+			}
 			sv->ts = ts;
 			sv->group = nv.group;
+			if (cfg.slow_ns)
+				slow_emit(ctx, &ow, &k, &og, ts, delta);
 			record(&og, delta);
 			return 0;
 		}

@@ -229,6 +229,37 @@ tracepoint:mmap_lock:mmap_lock_released /comm == "'$comm'"/ { @r[args->write] = 
 	pass "wait/hold/failed equal raw tracepoint counts; $got write holds for $((2 * t * n)) mmap+munmap"
 }
 
+# --slower-than on mmap-lock: every pair is printed when it is over the
+# threshold, also a write hold that a downgrade ends (munmap's), which is
+# no END event but the next START (restart).  Over 1ns every pair is slow:
+# each group's lines equal its histogram's count, or fall short by no more
+# than output_dropped; munmap's downgrades give the workload 2 write holds
+# per round.
+test_recipe_mmap_lock_slower_than() {
+	have_tp mmap_lock/mmap_lock_start_locking || { skip "no mmap_lock tracepoints"; return; }
+	local t=2 n=300 msg
+	"$KDIST" mmap-lock --slower-than 1ns -o json -- "$WL/mmaplock" $t $n >"$TMP/mls.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 - "$TMP/mls.json" $((2 * t * n)) <<'EOF'
+import collections, json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+m, lines = docs[-1], collections.Counter()
+for e in docs[:-1]:
+    lines[e['measure'], e['lock'], e['comm']] += 1
+dropped = m['drops']['output_dropped']
+bad = [f"{g['by']}: {lines[tuple(g['by'].values())]} lines, histogram {g['count']}"
+       for g in m['groups'] if g['by']['measure'] != 'failed'
+       and not 0 <= g['count'] - lines[tuple(g['by'].values())] <= dropped]
+writes = lines['hold', 'write', 'mmaplock']
+if writes < int(sys.argv[2]) - dropped:
+    bad.append(f"{writes} write hold lines for {sys.argv[2]} mmap+munmap")
+print('; '.join(bad) + f" (drops {m['drops']})" if bad else 'ok')
+EOF
+)
+	[ "$msg" = ok ] || { fail "$msg"; return; }
+	pass "$(json "$TMP/mls.json" "len(docs) - 1") lines, each group's as many as its histogram counts ($(recipe_group "$TMP/mls.json" "{'measure': 'hold', 'lock': 'write', 'comm': 'mmaplock'}" count) write holds for $((2 * t * n)) mmap+munmap), output_dropped $(json "$TMP/mls.json" "d['drops']['output_dropped']")"
+}
+
 test_recipe_dist() {
 	"$KDIST" dist syscalls:sys_enter_write count -o json \
 		-c "dd if=/dev/zero of=/dev/null bs=4096 count=100 status=none" >"$TMP/dist.json" 2>"$TMP/err" ||

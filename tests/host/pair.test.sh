@@ -218,6 +218,25 @@ test_pair_group_burst_counts_every_event() {
 	pass "2000 closes in 2000 groups, none lost (${spilled:-0} came through the spill ring)"
 }
 
+# The same at scale, again and again: 50,000 new groups per run of the
+# workload, four runs, in intervals of 0.5 s.  Each interval takes its
+# groups out of the kernel's table, so each run creates them anew, and
+# thousands at a time find no memory, more than a ring of the default size
+# holds: the spill ring grows with the table (--max-groups).
+test_pair_group_bursts_at_scale() {
+	"$KDIST" pair syscalls:sys_enter_close syscalls:sys_exit_close --by fd --max-groups 65536 -v \
+		-i 0.5 -o json -c "for i in 1 2 3 4; do $WL/syserr 0 0 50000; done" \
+		>"$TMP/bursts.json" 2>"$TMP/err" || { fail "exit $?: $(tail -3 "$TMP/err")"; return; }
+	local got spilled
+	got=$(json "$TMP/bursts.json" '"%d %d" % (
+		sum(g["count"] for x in docs for g in x["groups"] if 100000 <= int(g["by"]["fd"]) < 150000),
+		sum(x["lost"] for x in docs))')
+	spilled=$(grep -o '^kdist: [0-9]* events came through the spill ring' "$TMP/err" | cut -d' ' -f2)
+	[ "$got" = "200000 0" ] ||
+		{ fail "closes, lost: $got (200000 0): $(json "$TMP/bursts.json" '[x["drops"] for x in docs if x["lost"]]')"; return; }
+	pass "4 x 50000 closes in 50000 groups, none lost (${spilled:-0} came through the spill ring)"
+}
+
 test_pair_bpftrace_cross_check() {
 	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
 	local comm=kdxsleep$$

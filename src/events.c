@@ -34,6 +34,47 @@ static struct {
 	double mono_to_unix;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, seconds */
 } ev;
 
+/* The member names of the line being written (JSON, CSV), so that none
+ * comes twice: a JSON object with two members of one name is one that
+ * parsers read differently (the last wins, or an error), a CSV header with
+ * two columns of one name one whose readers keep only one. */
+#define LINE_NAMES 128
+static struct {
+	const char *prefix;	/* for a field whose name the line already has */
+	char name[LINE_NAMES][64];
+	int n;
+} line;
+
+static bool line_has(const char *name)
+{
+	for (int i = 0; i < line.n; i++)
+		if (!strcmp(line.name[i], name))
+			return true;
+	return false;
+}
+
+static void line_add(const char *name)
+{
+	if (line.n < LINE_NAMES)
+		snprintf(line.name[line.n++], sizeof(line.name[0]), "%s", name);
+}
+
+/* name, or if the line has it, the prefix and name (again, while taken). */
+static const char *line_name(const char *name, char *buf, size_t size)
+{
+	for (int i = 0; i < 4 && line_has(name); i++) {
+		snprintf(buf, size, "%s%s", line.prefix, name);
+		name = buf;
+	}
+	line_add(name);
+	return name;
+}
+
+/* Members every line may have: events_head()'s and events_stack()'s. */
+static const char *const head_names[] = {
+	"event", "time", "comm", "pid", "tid", "cpu", "latency_ns", "kstack", "ustack",
+};
+
 /* -o csv: a line's column names and values, kept until events_end() says
  * whether its header row is the one already printed. */
 static struct {
@@ -166,8 +207,13 @@ void events_close(void)
 	csv.header = NULL;
 }
 
-void events_begin(FILE *f, const char *kind)
+void events_begin(FILE *f, const char *kind, const char *prefix)
 {
+	line.prefix = prefix;
+	line.n = 0;
+	/* the head's, and the stacks' whatever comes first */
+	for (size_t i = 0; i < ARRAY_SIZE(head_names); i++)
+		line_add(head_names[i]);
 	switch (ev.format) {
 	case OUT_JSON:
 		fputs("{\"event\":", f);
@@ -271,6 +317,11 @@ void events_head(FILE *f, uint64_t ktime, const char *comm, uint32_t pid, uint32
 
 void events_field(FILE *f, const char *name, const char *value, bool text)
 {
+	char buf[64];
+
+	/* text lines name only their fields: a name there is never ambiguous */
+	if (ev.format == OUT_CSV || ev.format == OUT_JSON)
+		name = line_name(name, buf, sizeof(buf));
 	if (ev.format == OUT_CSV) {
 		csv_col(name, value);
 		return;

@@ -41,8 +41,11 @@ void events_close(void);
  * events_end().  kind names the event ("slow", or the traced event): the
  * JSON "event" member, the first CSV column.  -o csv: a header row, "event"
  * then the column names, before the first line and whenever the columns
- * change. */
-void events_begin(FILE *f, const char *kind);
+ * change.  No name comes twice in a JSON line or a CSV header: a field
+ * named as the head's members (event, time, comm, pid, tid, cpu,
+ * latency_ns, kstack, ustack) or as an earlier field is written as prefix
+ * and its name ("start_cpu"); text lines keep the name. */
+void events_begin(FILE *f, const char *kind, const char *prefix);
 void events_end(FILE *f);
 /* The line's common head: wall-clock time of ktime (CLOCK_MONOTONIC ns),
  * comm, pid, tid, CPU and the latency, as text ("12:01:02.345678 comm

@@ -457,7 +457,7 @@ static int print_slow(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e) || e->func >= fp->n)
 		return 0;
 	snprintf(comm, sizeof(comm), "%.*s", FUNC_STR_LEN, e->comm);
-	events_begin(f, "slow");
+	events_begin(f, "slow", "start_");
 	events_head(f, e->ts, comm, e->id >> 32, (uint32_t)e->id, e->cpu, e->delta);
 	events_field(f, "function", fp->fns[e->func].label, true);
 	if (fp->syms) {

@@ -549,6 +549,14 @@ static int watch_stacks(struct pair *p)
 
 static struct m_value key_value(struct pair *p, int i, const struct group_key *g);
 
+/* A value of the START's task that the head of a slow line carries:
+ * pid, tid and comm are read from the same task (the START's subject) at
+ * the same time.  The CPU is not: the head's is the END's. */
+static bool in_head(const struct val_src *v)
+{
+	return v->kind == VAL_PID || v->kind == VAL_TID || v->kind == VAL_COMM;
+}
+
 /* One line (or JSON line) per pair slower than --slower-than. */
 static int print_slow(void *ctx, void *data, size_t size)
 {
@@ -561,17 +569,23 @@ static int print_slow(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e))
 		return 0;
 	snprintf(comm, sizeof(comm), "%.*s", PAIR_STR_LEN, w->comm);
-	events_begin(f, "slow");
+	events_begin(f, "slow", "start_");
 	events_head(f, e->ts, comm, w->id >> 32, (uint32_t)w->id, e->cpu, e->delta);
 	if (p->measure)
 		events_field(f, "measure", p->measure, true);
 	for (int i = 0; !p->cfg.thread_key && i < p->keys.n; i++) {
 		struct m_value v = mv_num(e->key.v[i]);
 
+		if (in_head(&p->cfg.side[0].key[i]) ||
+		    (p->cfg.side[0].key[i].kind == VAL_CPU && p->cfg.side[1].key[i].kind == VAL_CPU))
+			continue;	/* the head's own (matched by cpu: the END's) */
 		events_field(f, p->keys.start[i], fmt_value(&v, p->key_fmt[i], buf, sizeof(buf)), true);
 	}
 	for (int i = 0; i < p->nby; i++) {
 		struct m_value v = key_value(p, i, &e->group);
+
+		if (i < (int)p->cfg.nby && in_head(&p->cfg.by[i]))
+			continue;	/* read at START, as the head's */
 
 		events_field(f, p->by[i].name, v.type == MV_STACK ? v.stack->label :
 			     fmt_value(&v, p->by[i].fmt, buf, sizeof(buf)), true);

@@ -266,7 +266,7 @@ static int print_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e))
 		return 0;
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(e->comm), e->comm);
-	events_begin(f, t->ev.text);
+	events_begin(f, t->ev.text, "field_");
 	events_head(f, e->ts, comm, e->id >> 32, (uint32_t)e->id, e->cpu, 0);
 	for (int i = 0; i < t->nf; i++)
 		if (!t->f[i].side || e->has_enter)

@@ -127,6 +127,65 @@ test_slower_than_recipe() {
 	pass "syscalls --slower-than 20ms: the 3 sleeps of 50 ms (and what each group's histogram puts over 20 ms), syscall=nanosleep as the histogram names it"
 }
 
+# Event lines are JSON objects without two members of one name: a parser
+# that rejects duplicates reads each.  A --by value the head carries (pid,
+# tid, comm of the START's task) is the head's, once; the START's CPU, which
+# the head's (the END's) may not be, is start_cpu, each line's in a group
+# of the histogram as many times as that group allows over the threshold.
+# mmap-lock's key (mm,tid) and default --by comm, a trace record's own pid
+# field (field_pid) and a CSV header the same.
+test_slower_than_events_json_unique_keys() {
+	cat >"$TMP/unique.py" <<'EOF'
+import csv, json, sys
+def unique(pairs):
+    names = [k for k, _ in pairs]
+    dup = sorted({k for k in names if names.count(k) > 1})
+    if dup:
+        raise SystemExit(f"duplicate members {dup}: {pairs}"[:3000])
+    return dict(pairs)
+by, t = sys.argv[2], 20000000
+docs = [json.loads(l, object_pairs_hook=unique) for l in open(sys.argv[1])]
+m, ev = docs[-1], [x for x in docs if x.get('event')]
+bounds = SLOW_BOUNDS
+if by == 'trace':
+    ok = len(ev) == 1 and ev[0]['field_pid'] == ev[0]['pid'] and ev[0]['filename'] == '/bin/true'
+elif by == 'mmap-lock':
+    ok = len(ev) > 0 and all(('mm' in e) == (e['measure'] == 'hold') and 'lock' in e for e in ev)
+elif by == 'cpu':
+    ok = len([e for e in ev if e['latency_ns'] >= 50000000]) >= 3 and all(
+        bounds(g, t)[0] <= len([e for e in ev if e['start_cpu'] == g['by']['cpu']]) <= bounds(g, t)[1]
+        for g in m['groups']) and sum(g['count'] for g in m['groups']) == 13
+else:
+    g = m['groups']
+    ok = (len(g) == 1 and g[0]['count'] == 13 and bounds(g[0], t)[0] <= len(ev) <= bounds(g[0], t)[1]
+          and len(ev) >= 3 and all(str(e[by]) == g[0]['by'][by] for e in ev))
+print('ok' if ok else f'{ev} {m["groups"]}'[:3000])
+EOF
+	sed -i "s/^bounds = SLOW_BOUNDS$/bounds = $SLOW_BOUNDS/" "$TMP/unique.py"
+	local by msg
+	for by in pid tid comm cpu; do
+		"$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep --slower-than 20ms \
+			--by $by -o json -- "$WL/outliers" 3 50 10 1 >"$TMP/u.json" 2>"$TMP/err" ||
+			{ fail "--by $by: exit $?: $(cat "$TMP/err")"; return; }
+		msg=$(python3 "$TMP/unique.py" "$TMP/u.json" $by 2>&1)
+		[ "$msg" = ok ] || { fail "--by $by: $msg"; return; }
+	done
+	"$KDIST" mmap-lock --slower-than 1us -o json -- "$WL/mmaplock" 1 100 >"$TMP/u.json" 2>"$TMP/err" ||
+		{ fail "mmap-lock: exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 "$TMP/unique.py" "$TMP/u.json" mmap-lock 2>&1)
+	[ "$msg" = ok ] || { fail "mmap-lock: $msg"; return; }
+	"$KDIST" trace sched:sched_process_exec -o json -- /bin/true >"$TMP/u.json" 2>"$TMP/err" ||
+		{ fail "trace: exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 "$TMP/unique.py" "$TMP/u.json" trace 2>&1)
+	[ "$msg" = ok ] || { fail "trace: $msg"; return; }
+	"$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep --slower-than 20ms \
+		--by pid,tid,comm,cpu -o csv -- "$WL/outliers" 3 50 10 1 >"$TMP/u.csv" 2>"$TMP/err" ||
+		{ fail "csv: exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(head -1 "$TMP/u.csv")
+	[ "$msg" = event,time,comm,pid,tid,cpu,latency_ns,start_cpu ] || { fail "csv header: $msg"; return; }
+	pass "--by pid, tid, comm, cpu; mmap-lock; trace sched_process_exec: no member twice; the START's CPU as start_cpu"
+}
+
 # -o csv: event rows under their own header row (first column "event"),
 # then the measurement's CSV.
 test_events_csv() {

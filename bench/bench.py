@@ -33,9 +33,10 @@ PROFILE_ROUNDS = int(os.environ.get("BENCH_HOTSPOTS", "500"))	# 4 ms of CPU each
 HZ = os.environ.get("BENCH_HZ", "999")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 OUT = os.environ.get("BENCH_JSON", os.path.join(B, "bench.json"))
-# which parts run: the three suites, the VM part (kernel functions) and the
-# uprobe attach times; e.g. BENCH_PARTS=syscalls for the pair figures alone
-PARTS = os.environ.get("BENCH_PARTS", "syscalls offcpu profile vm uprobe").split()
+# which parts run: the three suites, 100,000 groups live, the VM part
+# (kernel functions) and the uprobe attach times; e.g. BENCH_PARTS=syscalls
+# for the pair figures alone
+PARTS = os.environ.get("BENCH_PARTS", "syscalls offcpu profile groups vm uprobe").split()
 
 BPFTRACE = ("tracepoint:raw_syscalls:sys_enter /pid == {pid}/ {{ @s[tid] = nsecs; }} "
             "tracepoint:raw_syscalls:sys_exit /pid == {pid} && @s[tid]/ "
@@ -286,6 +287,8 @@ def main():
     doc["func_memory"] = func_memory()
     sys.stdout.flush()
     groups_bench()
+    if "groups" in PARTS:
+        live_groups_bench(doc)
     # the VM part (kernel functions) loads nothing on this machine
     if "vm" in PARTS:
         subprocess.call([os.path.join(TOP, "bench/func-attach.sh")])
@@ -343,6 +346,42 @@ def groups_bench():
             print(f"100,000 groups added and read {add:.3f} s, diffed {diff:.3f} s (target < 1 s)")
             return
     print("100,000 groups: no figure from build/tests/test_measure")
+
+
+def live_groups_bench(doc):
+    """100,000 groups live: kdist pair --by fd over a workload closing
+    100,000 distinct (not open) fds per run, in intervals of one second.
+    Per interval, the time from the interval's end (start_unix + duration_s
+    of its JSON line) until its line reached us: taking the groups out of
+    the kernel, summing them and printing them.  Also the kernel memory the
+    maps took (cost.map_bytes) and any loss."""
+    runs = int(os.environ.get("BENCH_GROUP_RUNS", "12"))
+    cmd = [KDIST, "pair", "syscalls:sys_enter_close", "syscalls:sys_exit_close", "--by", "fd",
+           "--max-groups", "131072", "-i", "1", "-o", "json", "-c",
+           f"for i in $(seq {runs}); do {WL}/syserr 0 0 100000; done"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    rows = []
+    for line in p.stdout:
+        t = time.time()
+        d = json.loads(line)
+        if "interval" in d:
+            rows.append((len(d["groups"]), t - d["start_unix"] - d["duration_s"], d["lost"],
+                         d["cost"].get("map_bytes", 0)))
+    p.wait()
+    big = [r for r in rows if r[0] >= 50000]
+    if not big:
+        print("\n100,000 groups live: no interval with 50,000 groups or more")
+        return
+    late = sorted(r[1] for r in big)
+    print(f"\n100,000 groups live (pair --by fd, {runs} x 100,000 distinct closes, -i 1): "
+          f"{len(big)} intervals of {min(r[0] for r in big)}-{max(r[0] for r in big)} groups "
+          f"read and printed in {statistics.median(late):.3f} s median, {late[-1]:.3f} s max "
+          f"(target < 1 s); lost {sum(r[2] for r in rows)}; "
+          f"kernel map memory up to {max(r[3] for r in rows) / 2**20:.0f} MiB")
+    doc["groups_live"] = {"intervals": len(big), "groups_max": max(r[0] for r in big),
+                          "read_print_s_median": statistics.median(late),
+                          "read_print_s_max": late[-1], "lost": sum(r[2] for r in rows),
+                          "map_bytes_max": max(r[3] for r in rows)}
 
 
 if __name__ == "__main__":

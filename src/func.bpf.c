@@ -16,6 +16,7 @@
 #include "func.h"
 #include "common.bpf.h"
 #include "filter.bpf.h"
+#include "procnote.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -184,6 +185,7 @@ static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts)
 	if (cfg.slow_stack) {
 		e->kstack = bpf_get_stackid(ctx, &stacks, 0);
 		e->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		proc_tell();
 	}
 	bpf_ringbuf_submit(e, 0);
 }

@@ -515,8 +515,11 @@ static int load(struct func *fp, struct options *o)
 	bpf_map__set_max_entries(fp->skel->maps.func_vals, fp->n);
 	if (o->slower_ns)
 		bpf_map__set_max_entries(fp->skel->maps.slow_calls, 1 << 20);
-	if (o->stack)
+	if (o->stack) {
 		bpf_map__set_max_entries(fp->skel->maps.stacks, 16384);
+		bpf_map__set_max_entries(fp->skel->maps.procs_told, PROCS_TOLD);
+		bpf_map__set_max_entries(fp->skel->maps.proc_notes, PROC_NOTES_BYTES);
+	}
 	if (o->max_groups)
 		bpf_map__set_max_entries(fp->skel->maps.group_vals, o->max_groups);
 	bpf_object__for_each_program(prog, fp->skel->obj) {
@@ -537,7 +540,8 @@ static int load(struct func *fp, struct options *o)
 		err = events_add(bpf_map__fd(fp->skel->maps.slow_calls), print_slow, fp);
 	if (!err && o->stack) {
 		fp->syms = stack_syms_new(bpf_map__fd(fp->skel->maps.stacks));
-		err = fp->syms ? 0 : -ENOMEM;
+		err = fp->syms ? stack_syms_follow(fp->syms, bpf_map__fd(fp->skel->maps.proc_notes)) :
+				 -ENOMEM;
 	}
 	return err;
 }

@@ -18,6 +18,7 @@
 #include "filter.bpf.h"
 #include "cond.bpf.h"
 #include "record.bpf.h"
+#include "procnote.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -267,6 +268,7 @@ static __always_inline void slow_who(void *ctx, struct slow_start *w, struct tas
 	if (with_stacks) {
 		w->kstack = bpf_get_stackid(ctx, &stacks, 0);
 		w->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		proc_tell();
 	}
 }
 
@@ -289,6 +291,7 @@ static __always_inline void slow_emit(void *ctx, const struct slow_start *w,
 	if (cfg.slow_stack == SLOW_STACK_END) {
 		e->start.kstack = bpf_get_stackid(ctx, &stacks, 0);
 		e->start.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		proc_tell();
 	}
 	e->cpu = bpf_get_smp_processor_id();
 	e->key = *k;

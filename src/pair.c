@@ -532,14 +532,22 @@ static struct bpf_program *side_prog(struct pair *p, int side)
 	return progs[p->src[side]][side];
 }
 
-/* Stacks symbolized at read; user stacks need their process's maps while it lives. */
+/* Stacks symbolized at read; user stacks need their process's maps while it
+ * lives: those of --stack are told by the programs, those of --by ustack
+ * found in the group table. */
 static int watch_stacks(struct pair *p)
 {
 	size_t tgid = offsetof(struct group_key, tgid);
+	int err;
 
 	p->syms = stack_syms_new(bpf_map__fd(p->skel->maps.stacks));
 	if (!p->syms)
 		return -ENOMEM;
+	if (p->cfg.slow_stack) {
+		err = stack_syms_follow(p->syms, bpf_map__fd(p->skel->maps.proc_notes));
+		if (err)
+			return err;
+	}
 	for (unsigned int i = 0; i < p->cfg.nby; i++)
 		if (p->cfg.by[i].kind == VAL_USTACK)
 			return stack_syms_watch(p->syms, bpf_map__fd(p->skel->maps.hist_groups),
@@ -625,6 +633,10 @@ static int load(struct pair *p, struct options *o)
 			need_stacks = true;
 	if (need_stacks || p->cfg.slow_stack)
 		bpf_map__set_max_entries(p->skel->maps.stacks, 16384);
+	if (p->cfg.slow_stack) {
+		bpf_map__set_max_entries(p->skel->maps.procs_told, PROCS_TOLD);
+		bpf_map__set_max_entries(p->skel->maps.proc_notes, PROC_NOTES_BYTES);
+	}
 	if (p->cfg.slow_ns)
 		bpf_map__set_max_entries(p->skel->maps.slow_events, SLOW_RING_BYTES);
 	if (o->max_groups) {

@@ -55,7 +55,8 @@ struct stack_syms {
 	/* the watch */
 	pthread_t thread;
 	bool watching, stop;
-	int keys_fd;
+	struct ring_buffer *notes;	/* stack_syms_follow(), or NULL */
+	int keys_fd;			/* stack_syms_watch(), or -1 */
 	size_t key_size;
 	size_t pid_offs[4];
 	int npids;
@@ -69,6 +70,7 @@ struct stack_syms *stack_syms_new(int stacks_fd)
 	if (!ss)
 		return NULL;
 	ss->stacks_fd = stacks_fd;
+	ss->keys_fd = -1;
 	pthread_mutex_init(&ss->lock, NULL);
 	return ss;
 }
@@ -83,6 +85,7 @@ void stack_syms_free(struct stack_syms *ss)
 		pthread_mutex_unlock(&ss->lock);
 		pthread_join(ss->thread, NULL);
 	}
+	ring_buffer__free(ss->notes);
 	for (int i = 0; i < SEEN_BUCKETS; i++) {
 		for (struct seen *l = ss->seen[i], *n; l; l = n) {
 			n = l->next;
@@ -173,19 +176,24 @@ static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
 	return p;
 }
 
-/* The watch's look at pid, once per pass: read its maps the first time,
- * and again when it has run exec since.  Called with the lock held. */
-static void proc_watch(struct stack_syms *ss, pid_t pid)
+/* Read pid's maps the first time, and again when it has run exec since;
+ * told, also when it was gone at the first look (the pid is in use now).
+ * With pass, once per pass of the watch.  Called with the lock held. */
+static void proc_watch(struct stack_syms *ss, pid_t pid, bool pass, bool told)
 {
 	struct proc *p = proc_get(ss, pid);
 	struct proc_syms *syms;
 	dev_t dev;
 	ino_t ino;
 
-	if (!p || p->pass == ss->pass)
+	if (!p || (pass && p->pass == ss->pass))
 		return;
-	p->pass = ss->pass;
-	if (!p->syms || !exe_of(pid, &dev, &ino) || (dev == p->exe_dev && ino == p->exe_ino))
+	if (pass)
+		p->pass = ss->pass;
+	if (!p->syms && !told)
+		return;
+	if (!exe_of(pid, &dev, &ino) ||
+	    (p->syms && dev == p->exe_dev && ino == p->exe_ino))
 		return;
 	pthread_mutex_unlock(&ss->lock);
 	syms = load_now(pid, &dev, &ino);
@@ -216,7 +224,8 @@ static void *watch(void *arg)
 			return NULL;
 		}
 		ss->pass++;
-		while (!bpf_map_get_next_key(ss->keys_fd, first ? NULL : cur, next)) {
+		while (ss->keys_fd >= 0 &&
+		       !bpf_map_get_next_key(ss->keys_fd, first ? NULL : cur, next)) {
 			memcpy(cur, next, ss->key_size);
 			first = false;
 			for (int i = 0; i < ss->npids; i++) {
@@ -224,25 +233,37 @@ static void *watch(void *arg)
 
 				memcpy(&pid, cur + ss->pid_offs[i], sizeof(pid));
 				if (pid)
-					proc_watch(ss, pid);
+					proc_watch(ss, pid, true, false);
 			}
 		}
 		pthread_mutex_unlock(&ss->lock);
-		nanosleep(&ts, NULL);
+		/* a note wakes the thread at once */
+		if (ss->notes)
+			ring_buffer__poll(ss->notes, WATCH_PERIOD_MS);
+		else
+			nanosleep(&ts, NULL);
 	}
 }
 
-int stack_syms_watch(struct stack_syms *ss, int keys_fd, size_t key_size,
-		     const size_t *pid_offs, int npids)
+static int note(void *ctx, void *data, size_t size)
+{
+	struct stack_syms *ss = ctx;
+	const struct proc_note *n = data;
+
+	if (size < sizeof(*n) || !n->pid)
+		return 0;
+	pthread_mutex_lock(&ss->lock);
+	proc_watch(ss, n->pid, false, true);
+	pthread_mutex_unlock(&ss->lock);
+	return 0;
+}
+
+static int watch_start(struct stack_syms *ss)
 {
 	int err;
 
-	if (key_size > 256 || npids > (int)ARRAY_SIZE(ss->pid_offs))
-		return -EINVAL;
-	ss->keys_fd = keys_fd;
-	ss->key_size = key_size;
-	ss->npids = npids;
-	memcpy(ss->pid_offs, pid_offs, npids * sizeof(*pid_offs));
+	if (ss->watching)
+		return 0;
 	err = pthread_create(&ss->thread, NULL, watch, ss);
 	if (err) {
 		kd_err("failed to start the process watch: %s", strerror(err));
@@ -250,6 +271,36 @@ int stack_syms_watch(struct stack_syms *ss, int keys_fd, size_t key_size,
 	}
 	ss->watching = true;
 	return 0;
+}
+
+int stack_syms_watch(struct stack_syms *ss, int keys_fd, size_t key_size,
+		     const size_t *pid_offs, int npids)
+{
+	if (key_size > 256 || npids > (int)ARRAY_SIZE(ss->pid_offs))
+		return -EINVAL;
+	pthread_mutex_lock(&ss->lock);
+	ss->key_size = key_size;
+	ss->npids = npids;
+	memcpy(ss->pid_offs, pid_offs, npids * sizeof(*pid_offs));
+	ss->keys_fd = keys_fd;
+	pthread_mutex_unlock(&ss->lock);
+	return watch_start(ss);
+}
+
+int stack_syms_follow(struct stack_syms *ss, int notes_fd)
+{
+	int err;
+
+	/* before the thread starts: it polls the ring unlocked */
+	if (ss->watching || ss->notes)
+		return -EBUSY;
+	ss->notes = ring_buffer__new(notes_fd, note, ss, NULL);
+	if (!ss->notes) {
+		err = -errno;
+		kd_err("failed to read process notes: %s", strerror(-err));
+		return err;
+	}
+	return watch_start(ss);
 }
 
 /* kdist's own frames at the leaf of a kernel stack taken from a BPF

@@ -53,6 +53,17 @@ struct stack_key {
 	struct stack_who waker;
 };
 
+/* A process whose user stacks may be shown, told while it runs (see
+ * procnote.bpf.h). */
+struct proc_note {
+	unsigned long long ts;		/* bpf_ktime_get_ns() */
+	unsigned int pid;		/* the tgid */
+	unsigned int pad;
+};
+
+#define PROC_NOTES_BYTES (64 << 10)	/* proc_notes, when used */
+#define PROCS_TOLD 4096			/* procs_told, when used */
+
 /* Thread states for offcpu --state, one bit each. */
 enum {
 	ST_R = 1,	/* preempted: still runnable */
@@ -115,6 +126,13 @@ const struct m_stack *stack_syms_stack(struct stack_syms *ss, int id, bool user,
  * (0 is no process). */
 int stack_syms_watch(struct stack_syms *ss, int keys_fd, size_t key_size,
 		     const size_t *pid_offs, int npids);
+
+/* Read the maps of every process told in ring buffer notes_fd (struct
+ * proc_note, procnote.bpf.h) from the same thread as soon as the note
+ * comes, and again when it has run exec since: lines printed after the
+ * process exited (a slow line waiting behind a blocked output, a process
+ * whose first line comes at its end) still get user frames named. */
+int stack_syms_follow(struct stack_syms *ss, int notes_fd);
 
 /* ---- the stack commands ------------------------------------------------ */
 

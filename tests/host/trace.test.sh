@@ -331,6 +331,33 @@ test_slower_than_func_stack() {
 # buffer (16384 such events) is full when kdist stops, and all it holds is
 # printed then.  Every call is printed or counted
 # as dropped, none lost.
+# User frames of a process whose lines are all printed after it exited:
+# the workload's first process fills kdist's output, a pipe nobody reads
+# yet (kdist blocks on it), with 1000 short sleeps; the second sleeps twice
+# 30 ms in long_sleep() and exits, and only then the reader starts.  Its
+# lines name long_sleep and main: the programs told kdist of the process
+# (at a START for pair, at a slow return for func) and its maps were read
+# while it ran.
+test_slower_than_stack_after_exit() {
+	local cmd="$WL/outliers 0 0 1000 0; $WL/outliers 2 30 0 1" what msg
+	for what in "pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep" "func u:$WL/outliers:nap"; do
+		rm -f "$TMP/ae.times"
+		# shellcheck disable=SC2086
+		KDIST_WL_TIMES=$TMP/ae.times "$KDIST" $what --slower-than 1ns --stack -o json -c "$cmd" 2>"$TMP/err" |
+			{ for _ in $(seq 600); do [ "$(grep -c '^long' "$TMP/ae.times" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+			  sleep 0.5; cat; } >"$TMP/ae.json"
+		[ "${PIPESTATUS[0]}" = 0 ] || { fail "${what%% *}: exit ${PIPESTATUS[0]}: $(cat "$TMP/err")"; return; }
+		msg=$(json "$TMP/ae.json" "
+(lambda ev, m: 'ok' if len([e for e in ev if 'long_sleep' in e['ustack'] and 'main' in e['ustack']
+                            and e['latency_ns'] >= 30000000]) == 2
+ and 1000 - m['drops']['output_dropped'] <= len([e for e in ev if 'short_sleep' in e['ustack']]) <= 1000
+ else str([e for e in ev if 'short_sleep' not in e['ustack']])[:3000] + str(m['drops']))(
+ [x for x in docs if x.get('event') == 'slow'], d)")
+		[ "$msg" = ok ] || { fail "${what%% *}: $msg"; return; }
+	done
+	pass "pair and func: the exited process's 2 long sleeps under long_sleep and main; 1000 short ones under short_sleep"
+}
+
 test_slower_than_final_drain() {
 	# the reader starts once the workload has written its 20000 times (at
 	# its exit): kdist is blocked on the pipe meanwhile

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -60,9 +61,12 @@ static int vmlinux_type_id(const char *name, int kind)
 	return id;
 }
 
-static bool try_attach_tracing(enum bpf_attach_type at, int btf_id, const char **why)
+static bool try_attach_tracing(enum bpf_attach_type at, int btf_id, int obj_fd,
+			       const char **why)
 {
-	int fd = load_prog(BPF_PROG_TYPE_TRACING, at, btf_id), lfd;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = at, .attach_btf_id = btf_id,
+		    .attach_btf_obj_fd = obj_fd);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", ret0, ARRAY_SIZE(ret0), &o), lfd;
 
 	if (fd < 0) {
 		*why = errno == EPERM ? "program load refused (EPERM)" : strerror(errno);
@@ -151,7 +155,7 @@ static bool probe(enum feature f, const char **why)
 			*why = "no BTF for tracepoints";
 			return false;
 		}
-		return try_attach_tracing(BPF_TRACE_RAW_TP, id, why);
+		return try_attach_tracing(BPF_TRACE_RAW_TP, id, 0, why);
 	case FEAT_KPROBE:
 		return pmu_present("kprobe", why);
 	case FEAT_UPROBE:
@@ -164,7 +168,7 @@ static bool probe(enum feature f, const char **why)
 			*why = "no BTF for vfs_read";
 			return false;
 		}
-		return try_attach_tracing(BPF_TRACE_FENTRY, id, why);
+		return try_attach_tracing(BPF_TRACE_FENTRY, id, 0, why);
 	case FEAT_PERF_SAMPLING:
 		return probe_perf_sampling(why);
 	case FEAT_STACK_MAP:
@@ -205,24 +209,176 @@ bool raw_tp_exists(const char *name)
 	return true;
 }
 
+/* Kernel BTF objects: vmlinux's, then each module's as first needed. */
+struct kbtf {
+	char name[64];
+	struct btf *btf;
+	int fd;			/* the kernel's BTF object; 0 for vmlinux */
+	struct kbtf_func *funcs;	/* its FUNCs by name (btf__find_by_name_kind
+					 * scans every type: 1 ms a name in vmlinux) */
+	size_t nfuncs;
+};
+struct kbtf_func {
+	const char *name;
+	int id;
+};
+static struct kbtf *kbtfs;
+static int nkbtfs;
+static bool modules_listed;
+
+static struct btf *vmlinux_btf(void)
+{
+	if (!nkbtfs) {
+		struct btf *b = btf__load_vmlinux_btf();
+
+		kbtfs = calloc(1, sizeof(*kbtfs));
+		if (!b || !kbtfs) {
+			btf__free(b);
+			return NULL;
+		}
+		snprintf(kbtfs[0].name, sizeof(kbtfs[0].name), "vmlinux");
+		kbtfs[0].btf = b;
+		nkbtfs = 1;
+	}
+	return kbtfs[0].btf;
+}
+
+/* Every module's BTF object the kernel holds (one per loaded module with
+ * BTF), by walking the BTF ids: the object's fd is what a program attached
+ * to a module function names as attach_btf_obj_fd. */
+static void list_modules(void)
+{
+	struct btf *base = vmlinux_btf();
+	__u32 id = 0;
+
+	if (modules_listed || !base)
+		return;
+	modules_listed = true;
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info;
+		__u32 len = sizeof(info);
+		char name[64] = "";
+		struct kbtf *v;
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (__u64)(unsigned long)name;
+		info.name_len = sizeof(name);
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) || !info.kernel_btf ||
+		    !strcmp(name, "vmlinux") || !(v = realloc(kbtfs, (nkbtfs + 1) * sizeof(*v)))) {
+			close(fd);
+			continue;
+		}
+		kbtfs = v;
+		v = &kbtfs[nkbtfs];
+		memset(v, 0, sizeof(*v));
+		v->btf = btf__load_from_kernel_by_id_split(id, base);
+		if (!v->btf) {
+			close(fd);
+			continue;
+		}
+		snprintf(v->name, sizeof(v->name), "%s", name);
+		v->fd = fd;
+		nkbtfs++;
+	}
+}
+
+static int cmp_kbtf_func(const void *a, const void *b)
+{
+	const struct kbtf_func *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* the first of a name, as btf__find_by_name_kind() gives */
+	return c ? c : x->id - y->id;
+}
+
+static void kbtf_index(struct kbtf *k)
+{
+	__u32 n = btf__type_cnt(k->btf), first = k->fd ? btf__type_cnt(btf__base_btf(k->btf)) : 1;
+
+	k->funcs = malloc((n - first + 1) * sizeof(*k->funcs));
+	if (!k->funcs)
+		return;
+	for (__u32 id = first; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(k->btf, id);
+
+		if (btf_is_func(t))
+			k->funcs[k->nfuncs++] = (struct kbtf_func){ btf__name_by_offset(k->btf, t->name_off), id };
+	}
+	qsort(k->funcs, k->nfuncs, sizeof(*k->funcs), cmp_kbtf_func);
+}
+
+static int kbtf_find(struct kbtf *k, const char *name)
+{
+	size_t lo = 0, hi;
+
+	if (!k->funcs)
+		kbtf_index(k);
+	if (!k->funcs)
+		return btf__find_by_name_kind(k->btf, name, BTF_KIND_FUNC);
+	/* the first entry not below name */
+	for (hi = k->nfuncs; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(k->funcs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->nfuncs && !strcmp(k->funcs[lo].name, name) ? k->funcs[lo].id : -ENOENT;
+}
+
+static bool kbtf_has(struct kbtf *k, const char *name, struct kfunc_btf *kb)
+{
+	int id = kbtf_find(k, name);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(k->btf, btf__type_by_id(k->btf, id)->type);
+	kb->id = id;
+	kb->obj_fd = k->fd;
+	kb->nargs = btf_vlen(t);
+	kb->module = k->fd ? k->name : NULL;
+	return true;
+}
+
+int kfunc_btf_find(const char *name, const char *module, struct kfunc_btf *kb, const char **why)
+{
+	if (!vmlinux_btf()) {
+		*why = "no kernel BTF (/sys/kernel/btf/vmlinux)";
+		return -ENOENT;
+	}
+	if (!module && kbtf_has(&kbtfs[0], name, kb))
+		return 0;
+	list_modules();
+	for (int i = 1; i < nkbtfs; i++)
+		if ((!module || !strcmp(kbtfs[i].name, module)) && kbtf_has(&kbtfs[i], name, kb))
+			return 0;
+	if (module && access("/sys/kernel/btf/vmlinux", F_OK) == 0) {
+		char p[128];
+
+		snprintf(p, sizeof(p), "/sys/kernel/btf/%s", module);
+		*why = access(p, F_OK) ? "its module has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)" :
+					 "not in its module's BTF";
+	} else {
+		*why = "not in the kernel's BTF (vmlinux or a module's)";
+	}
+	return -ENOENT;
+}
+
 bool fentry_works(const char *name, bool ret, unsigned int *nargs, const char **why)
 {
-	static struct btf *btf;
-	const struct btf_type *t;
-	int id;
+	struct kfunc_btf kb;
 
 	if (!feature_has(FEAT_FENTRY, why))
 		return false;
-	if (!btf)
-		btf = btf__load_vmlinux_btf();
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -ENOENT;
-	if (id < 0) {
-		*why = "not in vmlinux's BTF (a module's function, or one BTF leaves out)";
+	if (kfunc_btf_find(name, NULL, &kb, why))
 		return false;
-	}
-	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
-	*nargs = btf_vlen(t);
-	return try_attach_tracing(ret ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY, id, why);
+	*nargs = kb.nargs;
+	return try_attach_tracing(ret ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY, kb.id, kb.obj_fd, why);
 }
 
 bool feature_has(enum feature f, const char **why)

@@ -31,9 +31,22 @@ const char *feature_name(enum feature f);
  * empty program, so without parsing BTF). */
 bool raw_tp_exists(const char *name);
 
+/* Where kernel function name is described in the kernel's BTF: vmlinux's,
+ * else a loaded module's (/sys/kernel/btf/MODULE, CONFIG_DEBUG_INFO_BTF_MODULES).
+ * module, when known (kallsyms' [MODULE]), narrows the search to it. */
+struct kfunc_btf {
+	int id;			/* the FUNC's type id in that BTF */
+	int obj_fd;		/* 0: vmlinux; else the module's BTF object (kept open) */
+	unsigned int nargs;
+	const char *module;	/* NULL: vmlinux */
+};
+/* 0, or -ENOENT with *why. */
+int kfunc_btf_find(const char *name, const char *module, struct kfunc_btf *kb, const char **why);
+
 /* Whether an fentry (fexit when ret) program attaches to kernel function
- * name, tried with an empty program; *nargs gets its argument count.  False
- * with *why when not (no BTF for it, a function the kernel refuses...). */
+ * name (of vmlinux or of a module), tried with an empty program; *nargs
+ * gets its argument count.  False with *why when not (no BTF for it, a
+ * function the kernel refuses...). */
 bool fentry_works(const char *name, bool ret, unsigned int *nargs, const char **why);
 
 #endif

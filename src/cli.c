@@ -99,6 +99,8 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_FIELDS] = { "fields", 0, "FIELDS", "the record's fields to print, e.g. ret,filename (default: all)" },
 	[O_MAX_RATE] = { "max-rate", 0, "N/s", "print at most N events a second, count the others" },
 	[O_MAX_BUCKETS] = { "max-buckets", 0, "N", "in-kernel histogram buckets per CPU, all functions together (default 64 per function)" },
+	[O_ATTACH] = { "attach", 0, "METHOD", "kernel functions by fentry, kprobe.multi or kprobe only (default: the cheapest that works)",
+		       "fentry kprobe.multi kprobe" },
 	[O_FREQUENCY] = { "frequency", 'F', "HZ", "samples per second and CPU (default 99)" },
 	[O_STATE] = { "state", 0, "STATES", "blocks in these states: R,S,D,I,T or any (default)",
 		      "R S D I T any" },
@@ -446,6 +448,13 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		break;
 	}
 	case O_MAX_BUCKETS: o->max_buckets = d; break;
+	case O_ATTACH:
+		if (strcmp(arg, "fentry") && strcmp(arg, "kprobe.multi") && strcmp(arg, "kprobe")) {
+			kd_err("bad --attach '%s': expected fentry, kprobe.multi or kprobe", arg);
+			return -EINVAL;
+		}
+		o->attach = arg;
+		break;
 	case O_STATE: o->state = arg; break;
 	case O_MIN_US: o->min_us = d; break;
 	case O_MAX_US: o->max_us = d; break;

@@ -286,32 +286,55 @@ struct prog_counters {
 	bool has_misses;	/* the kernel reports recursion_misses (5.12) */
 };
 
+static void prog_count(struct prog_counters *pc, int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	if (fd < 0)
+		return;	/* not loaded */
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	pc->programs++;
+	/* the kernel fills what it knows and says how much */
+	if (len < offsetof(struct bpf_prog_info, recursion_misses) + sizeof(info.recursion_misses))
+		pc->has_misses = false;
+	pc->misses += info.recursion_misses;
+	pc->runs += info.run_cnt;
+	pc->run_ns += info.run_time_ns;
+}
+
 /* The counters of every loaded program, summed. */
 static struct prog_counters prog_counters(struct engine *e)
 {
 	struct prog_counters pc = { .has_misses = true };
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, e->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (fd < 0)
-			continue;	/* not loaded */
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len))
-			continue;
-		pc.programs++;
-		/* the kernel fills what it knows and says how much */
-		if (len < offsetof(struct bpf_prog_info, recursion_misses) +
-			  sizeof(info.recursion_misses))
-			pc.has_misses = false;
-		pc.misses += info.recursion_misses;
-		pc.runs += info.run_cnt;
-		pc.run_ns += info.run_time_ns;
-	}
+	bpf_object__for_each_program(prog, e->obj)
+		prog_count(&pc, bpf_program__fd(prog));
+	for (size_t i = 0; i < e->nprog_fds; i++)
+		prog_count(&pc, e->prog_fds[i]);
 	return pc;
+}
+
+int engine_fd(struct engine *e, int fd, bool prog)
+{
+	int **v = prog ? &e->prog_fds : &e->link_fds;
+	size_t *n = prog ? &e->nprog_fds : &e->nlink_fds;
+	int *nv;
+
+	/* 16, then doubled: full when n is a power of two from 16 on */
+	if (!*n || (*n >= 16 && !(*n & (*n - 1)))) {
+		nv = realloc(*v, (*n ? 2 * *n : 16) * sizeof(**v));
+		if (!nv) {
+			close(fd);
+			return -ENOMEM;
+		}
+		*v = nv;
+	}
+	(*v)[(*n)++] = fd;
+	return 0;
 }
 
 void engine_reset(struct engine *e)
@@ -332,9 +355,25 @@ void engine_reset(struct engine *e)
 	e->run_ns0 = pc.run_ns;
 }
 
+/* Closing a perf-event link waits for an RCU tasks-trace grace period
+ * (perf_event_detach_bpf_prog), tens of milliseconds each: one thread
+ * detaching 2000 uprobes takes minutes.  Concurrent closes share grace
+ * periods, so large sets are detached by many threads at once. */
+#define DESTROY_THREADS 64
+
 void engine_close(struct engine *e)
 {
 	engine_links_destroy(&e->links);
+	/* fentry links: closing one waits for RCU tasks grace periods under
+	 * ftrace's locks, so closing them in parallel gains nothing */
+	for (size_t i = 0; i < e->nlink_fds; i++)
+		close(e->link_fds[i]);
+	for (size_t i = 0; i < e->nprog_fds; i++)
+		close(e->prog_fds[i]);
+	free(e->link_fds);
+	free(e->prog_fds);
+	e->link_fds = e->prog_fds = NULL;
+	e->nlink_fds = e->nprog_fds = 0;
 	if (e->nspilled)
 		kd_info("%llu events came through the spill ring: the kernel had no memory for "
 			"their new group at that moment", (unsigned long long)e->nspilled);
@@ -482,11 +521,6 @@ static void *destroy_slice(void *arg)
 	return NULL;
 }
 
-/* Closing a perf-event link waits for an RCU tasks-trace grace period
- * (perf_event_detach_bpf_prog), tens of milliseconds each: one thread
- * detaching 2000 uprobes takes minutes.  Concurrent closes share grace
- * periods, so large sets are detached by many threads at once. */
-#define DESTROY_THREADS 64
 
 void engine_links_truncate(struct engine_links *l, size_t from)
 {

@@ -59,6 +59,10 @@ struct engine {
 	const char *const *drop_names;	/* per entry of `drops` */
 	int ndrops;
 	struct engine_links links;
+	/* descriptors of links and programs made without libbpf objects
+	 * (func's fentry clones): engine_fd() */
+	int *link_fds, *prog_fds;
+	size_t nlink_fds, nprog_fds;
 	bool stats;			/* holds a reference on the run-time stats */
 	/* program counters when the measurement started (engine_reset) */
 	uint64_t misses0, runs0, run_ns0;
@@ -87,6 +91,10 @@ void engine_reset(struct engine *e);
 /* Detach every link, free what engine_load took; the skeleton stays. */
 void engine_close(struct engine *e);
 
+/* Keep a link's (prog false) or a program's descriptor made outside the
+ * skeleton: closed by engine_close(), links first; the programs' skipped
+ * runs and cost are counted with the skeleton's.  0, or -errno (fd closed). */
+int engine_fd(struct engine *e, int fd, bool prog);
 /* Keep link l (NULL: failed, errno set): 0, or -errno (l destroyed). */
 int engine_link(struct engine *e, struct bpf_link *l);
 int engine_links_add(struct engine_links *l, struct bpf_link *link);

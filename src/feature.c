@@ -23,6 +23,7 @@ static const char *const names[NR_FEATURES] = {
 	[FEAT_KPROBE] = "kprobes",
 	[FEAT_KPROBE_MULTI] = "kprobe.multi",
 	[FEAT_FENTRY] = "fentry/fexit",
+	[FEAT_FENTRY_COOKIE] = "fentry/fexit cookies",
 	[FEAT_UPROBE] = "uprobes",
 	[FEAT_PERF_SAMPLING] = "perf_event sampling (cpu-clock)",
 	[FEAT_STACK_MAP] = "stack trace maps",
@@ -100,6 +101,35 @@ static bool probe_kprobe_multi(const char **why)
 	return lfd >= 0;
 }
 
+/* An fentry link with a cookie that the program reads (Linux 5.19): func
+ * tells its functions apart by the cookie, as with kprobe.multi. */
+static bool probe_fentry_cookie(const char **why)
+{
+	/* r0 = bpf_get_attach_cookie(ctx); r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = 0x85, .imm = BPF_FUNC_get_attach_cookie },
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+		{ .code = 0x95 },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY);
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .tracing.cookie = 1);
+	int fd, lfd;
+
+	o.attach_btf_id = vmlinux_type_id("vfs_read", BTF_KIND_FUNC);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, ARRAY_SIZE(insns), &o);
+	if (fd < 0) {
+		*why = "bpf_get_attach_cookie not allowed in fentry programs (Linux 5.19)";
+		return false;
+	}
+	lfd = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, &lo);
+	if (lfd < 0)
+		*why = "no cookie on fentry links (Linux 5.19)";
+	else
+		close(lfd);
+	close(fd);
+	return lfd >= 0;
+}
+
 static bool probe_perf_sampling(const char **why)
 {
 	struct perf_event_attr a = {
@@ -169,6 +199,10 @@ static bool probe(enum feature f, const char **why)
 			return false;
 		}
 		return try_attach_tracing(BPF_TRACE_FENTRY, id, 0, why);
+	case FEAT_FENTRY_COOKIE:
+		if (!feature_has(FEAT_FENTRY, why))
+			return false;
+		return probe_fentry_cookie(why);
 	case FEAT_PERF_SAMPLING:
 		return probe_perf_sampling(why);
 	case FEAT_STACK_MAP:

@@ -4,7 +4,10 @@
  *
  * Every function's entry and return run the same two programs; the attach
  * cookie says which function fired (one cookie per function with kprobe.multi
- * and uprobe.multi, one per link with single kprobes and uprobes).  A
+ * and uprobe.multi, one per link with single kprobes, uprobes and fentry).
+ * An fentry program is bound to one function when it is loaded: func.c
+ * loads func_fentry and func_fexit once, as templates, then loads a copy of
+ * their instructions per function.  A
  * per-thread shadow stack keeps one frame per active traced call, so nested
  * and recursive calls never overwrite an outer call's start, and a callee's
  * inclusive time is charged to its caller's frame to give the caller's self
@@ -304,3 +307,10 @@ SEC("kprobe")
 int func_entry_umulti(struct pt_regs *ctx) { return on_entry(ctx); }
 SEC("kprobe")
 int func_exit_umulti(struct pt_regs *ctx) { return on_return(ctx); }
+/* fentry/fexit templates: loaded against one function (func.c sets it),
+ * copied for each traced function.  They read nothing of ctx but the
+ * cookie, so one copy fits any function's arguments. */
+SEC("fentry")
+int func_fentry(void *ctx) { return on_entry(ctx); }
+SEC("fexit")
+int func_fexit(void *ctx) { return on_return(ctx); }

@@ -34,10 +34,13 @@
 struct fn {
 	char *label;		/* kernel: name; user: "binary:name" */
 	char *name;
+	char *module;		/* kernel functions of a module: its name */
 	const char *path;	/* user functions: the resolved binary */
 	uint64_t offset;	/* user functions: file offset */
 	bool attached;
 };
+
+enum kmethod { KM_BEST, KM_FENTRY, KM_KPROBE_MULTI, KM_KPROBE };
 
 struct func {
 	struct func_bpf *skel;
@@ -48,7 +51,11 @@ struct func {
 	char **paths;		/* resolved user binaries, owned */
 	int npaths;
 	struct func_cfg cfg;
-	bool multi;		/* kernel functions through kprobe.multi */
+	bool fentry;		/* kernel functions by fentry/fexit copies */
+	bool kprobes;		/* kprobe programs loaded for kernel functions */
+	bool multi;		/* ... as kprobe.multi */
+	size_t nfentry, nkprobe;	/* kernel functions attached each way */
+	uint64_t fentry_load_ns;	/* loading fentry copies, for -v */
 	bool umulti;		/* user functions through uprobe.multi */
 	int *ufds;		/* uprobe.multi link descriptors */
 	size_t nufds;
@@ -83,8 +90,8 @@ static bool excluded(const struct patterns *pt, const char *name)
 	return false;
 }
 
-static int fn_add(struct func *fp, const char *label, const char *name, const char *path,
-		  uint64_t offset)
+static int fn_add(struct func *fp, const char *label, const char *name, const char *module,
+		  const char *path, uint64_t offset)
 {
 	struct fn *f;
 
@@ -103,9 +110,11 @@ static int fn_add(struct func *fp, const char *label, const char *name, const ch
 	f->name = strdup(name);
 	f->path = path;
 	f->offset = offset;
-	if (!f->label || !f->name) {
+	f->module = module ? strdup(module) : NULL;
+	if (!f->label || !f->name || (module && !f->module)) {
 		free(f->label);
 		free(f->name);
+		free(f->module);
 		return -ENOMEM;
 	}
 	fp->n++;
@@ -115,6 +124,23 @@ static int fn_add(struct func *fp, const char *label, const char *name, const ch
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ksyms by name, vmlinux's first of a name (kprobes and fentry by name
+ * attach to the first in kallsyms order) */
+static int cmp_ksym_name(const void *a, const void *b)
+{
+	const struct ksym *x = *(const struct ksym *const *)a, *y = *(const struct ksym *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return (x->module != NULL) - (y->module != NULL);
+}
+
+static int cmp_ksym_key(const void *key, const void *elem)
+{
+	return strcmp(((const struct ksym *)key)->name, (*(const struct ksym *const *)elem)->name);
 }
 
 static bool in_sorted(char **v, size_t n, const char *name)
@@ -162,7 +188,8 @@ static int read_names(const char *path, int field, char ***out, size_t *n, char 
 static int add_kernel(struct func *fp, const struct patterns *pt)
 {
 	char path[512], *fbuf = NULL, *bbuf = NULL, **avail = NULL, **deny = NULL;
-	const char **names = NULL, **exact = NULL;
+	const struct ksym **names = NULL;
+	const char **exact = NULL;
 	size_t navail, ndeny = 0, nnames = 0, matched = 0, nexact = 0;
 	int *globs = NULL, nglobs = 0;
 	int *per_glob = calloc(pt->nkernel, sizeof(int));
@@ -172,9 +199,13 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 
 	if (!per_glob)
 		goto out;
-	if (!feature_has(FEAT_KPROBE, NULL)) {
-		kd_err("failed to trace '%s': this kernel has no kprobes (CONFIG_KPROBES), "
-		       "so no kernel functions; user functions (u:PATH:GLOB) work", pt->kernel[0]);
+	if (!feature_has(FEAT_KPROBE, NULL) && !feature_has(FEAT_FENTRY_COOKIE, NULL)) {
+		const char *why;
+
+		feature_has(FEAT_FENTRY_COOKIE, &why);
+		kd_err("failed to trace '%s': this kernel has no kprobes (CONFIG_KPROBES) and no "
+		       "fentry (%s), so no kernel functions; user functions (u:PATH:GLOB) work",
+		       pt->kernel[0], why);
 		err = -EOPNOTSUPP;
 		goto out;
 	}
@@ -228,11 +259,12 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 			}
 		}
 		if (hit && !excluded(pt, k->name))
-			names[nnames++] = k->name;
+			names[nnames++] = k;
 	}
-	qsort(names, nnames, sizeof(*names), cmp_str);
+	qsort(names, nnames, sizeof(*names), cmp_ksym_name);
 	for (int g = 0; g < pt->nkernel; g++) {
-		if (!per_glob[g] && !in_sorted((char **)names, nnames, pt->kernel[g]) &&
+		if (!per_glob[g] && !bsearch(&(struct ksym){ .name = pt->kernel[g] }, names, nnames,
+					     sizeof(*names), cmp_ksym_key) &&
 		    !excluded(pt, pt->kernel[g])) {
 			kd_err("failed to find kernel functions matching '%s': no such symbol "
 			       "in /proc/kallsyms", pt->kernel[g]);
@@ -242,14 +274,18 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 	}
 	/* one function per name: that is what kprobes attach to by name */
 	for (size_t i = 0; i < nnames; i++) {
-		if (i && !strcmp(names[i], names[i - 1]))
+		const char *name = names[i]->name;
+
+		if (i && !strcmp(name, names[i - 1]->name))
 			continue;
 		matched++;
-		if (!in_sorted(avail, navail, names[i]) || in_sorted(deny, ndeny, names[i])) {
+		/* the kprobes blacklist holds for fentry too: the same set
+		 * whatever the method, and what is unsafe to probe stays so */
+		if (!in_sorted(avail, navail, name) || in_sorted(deny, ndeny, name)) {
 			fp->skipped++;
 			continue;
 		}
-		err = fn_add(fp, names[i], names[i], NULL, 0);
+		err = fn_add(fp, name, name, names[i]->module, NULL, 0);
 		if (err)
 			goto out;
 		fp->nkernel++;
@@ -313,7 +349,7 @@ static int user_sym(const struct elf_sym *sym, void *arg)
 			return 0;
 	snprintf(label, sizeof(label), "%s:%s", c->base, sym->name);
 	c->fp->nuser++;
-	return fn_add(c->fp, label, sym->name, c->path, off);
+	return fn_add(c->fp, label, sym->name, NULL, c->path, off);
 }
 
 static uint64_t elf_entry(const char *path)
@@ -470,6 +506,86 @@ static int print_slow(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* How the kernel functions are attached: --attach, else fentry/fexit where
+ * the kernel has them (with cookies, which tell the functions apart) and the
+ * set is small enough to load two programs per function quickly, else
+ * kprobe.multi, else one kprobe per function.  Functions fentry cannot take
+ * (no BTF, refused by the kernel) go by kprobes where those are loaded. */
+static int choose_method(struct func *fp, struct options *o)
+{
+	const char *fwhy = "", *mwhy = "", *kwhy = "";
+	bool fentry = feature_has(FEAT_FENTRY_COOKIE, &fwhy);
+	bool multi = feature_has(FEAT_KPROBE_MULTI, &mwhy);
+	bool kprobe = feature_has(FEAT_KPROBE, &kwhy);
+	enum kmethod want = !o->attach ? KM_BEST : !strcmp(o->attach, "fentry") ? KM_FENTRY :
+			    !strcmp(o->attach, "kprobe.multi") ? KM_KPROBE_MULTI : KM_KPROBE;
+
+	if (!fp->nkernel)
+		return 0;
+	switch (want) {
+	case KM_FENTRY:
+		if (!fentry) {
+			kd_err("failed to attach by fentry: %s", fwhy);
+			return -EOPNOTSUPP;
+		}
+		fp->fentry = true;
+		kd_info("kernel functions by fentry/fexit (--attach fentry)");
+		return 0;
+	case KM_KPROBE_MULTI:
+		if (!multi) {
+			kd_err("failed to attach by kprobe.multi: %s", kprobe ? mwhy : kwhy);
+			return -EOPNOTSUPP;
+		}
+		fp->kprobes = fp->multi = true;
+		kd_info("kernel functions by kprobe.multi (--attach kprobe.multi)");
+		return 0;
+	case KM_KPROBE:
+		if (!kprobe) {
+			kd_err("failed to attach by kprobe: this kernel has no kprobes (%s)", kwhy);
+			return -EOPNOTSUPP;
+		}
+		fp->kprobes = true;
+		kd_info("kernel functions by one kprobe each (--attach kprobe)");
+		return 0;
+	case KM_BEST:
+		break;
+	}
+	fp->multi = multi;
+	if (fentry && (fp->nkernel <= FUNC_FENTRY_MAX || !kprobe)) {
+		size_t nobtf = 0;
+		struct kfunc_btf kb;
+		const char *bwhy;
+
+		for (size_t i = 0; i < fp->n; i++)
+			nobtf += !fp->fns[i].path &&
+				 kfunc_btf_find(fp->fns[i].name, fp->fns[i].module, &kb, &bwhy);
+		fp->fentry = true;
+		kd_info("kernel functions by fentry/fexit: %zu functions, at most %d go by fentry",
+			fp->nkernel, FUNC_FENTRY_MAX);
+		/* kprobes for what fentry cannot take (compiler clones such as
+		 * .isra.0 have no BTF).  Before Linux 6.2 a kprobe program
+		 * cannot use task storage, and the shadow stacks of all would
+		 * move to the slower tid-keyed hash: there, only when needed. */
+		fp->kprobes = kprobe && (feature_has(FEAT_TASK_STORAGE_KPROBE, NULL) || fp->nuser ||
+					 nobtf);
+		return 0;
+	}
+	if (fentry)
+		kd_info("kernel functions not by fentry/fexit: %zu functions, more than %d "
+			"(two program loads each, and a slow detach)", fp->nkernel, FUNC_FENTRY_MAX);
+	else
+		kd_info("kernel functions not by fentry/fexit: %s", fwhy);
+	if (!kprobe) {
+		kd_err("failed to attach kernel functions: no fentry (%s) and no kprobes (%s)",
+		       fwhy, kwhy);
+		return -EOPNOTSUPP;
+	}
+	fp->kprobes = true;
+	if (!multi)
+		kd_info("no kprobe.multi (%s): one kprobe per function", mwhy);
+	return 0;
+}
+
 static int load(struct func *fp, struct options *o)
 {
 	struct bpf_program *prog;
@@ -480,13 +596,16 @@ static int load(struct func *fp, struct options *o)
 		kd_err("failed to prepare func: this kernel lacks bpf_get_attach_cookie (Linux 5.15)");
 		return -EOPNOTSUPP;
 	}
-	fp->multi = fp->nkernel && feature_has(FEAT_KPROBE_MULTI, &why);
-	if (fp->nkernel && !fp->multi)
-		kd_info("no kprobe.multi (%s): one kprobe per function", why);
+	err = choose_method(fp, o);
+	if (err)
+		return err;
 	fp->umulti = fp->nuser && uprobe_multi_supported(&why);
 	if (fp->nuser && !fp->umulti)
 		kd_info("no uprobe.multi (%s): one uprobe per function and side", why);
-	fp->cfg.task_storage = feature_has(FEAT_TASK_STORAGE_KPROBE, NULL);
+	/* kprobe-type programs (kprobes, uprobes) may use task storage since
+	 * Linux 6.2; fentry programs since 5.11, older than fentry cookies */
+	fp->cfg.task_storage = fp->kprobes || fp->nuser ? feature_has(FEAT_TASK_STORAGE_KPROBE, NULL) :
+			       true;
 	kd_info("shadow stacks in %s", fp->cfg.task_storage ? "task storage" : "a tid-keyed hash");
 	fp->skel = func_bpf__open();
 	err = engine_opened(fp->skel);
@@ -527,13 +646,26 @@ static int load(struct func *fp, struct options *o)
 				prog == fp->skel->progs.func_exit_multi;
 		bool is_umulti = prog == fp->skel->progs.func_entry_umulti ||
 				 prog == fp->skel->progs.func_exit_umulti;
+		bool is_fentry = prog == fp->skel->progs.func_fentry ||
+				 prog == fp->skel->progs.func_fexit;
 
 		if (is_umulti)
 			uprobe_multi_prepare(prog);
+		/* the templates load against vfs_read, which the fentry probe
+		 * attached to; only their copies are attached */
+		if (is_fentry && fp->fentry) {
+			err = bpf_program__set_attach_target(prog, 0, "vfs_read");
+			if (err) {
+				kd_err("failed to prepare fentry programs: %s", strerror(-err));
+				return err;
+			}
+		}
 		/* single uprobes stay loaded with uprobe.multi: the fallback
 		 * for a binary whose set the kernel refuses */
-		bpf_program__set_autoload(prog, is_multi ? fp->multi : is_umulti ? fp->umulti :
-					  fp->nuser || (fp->nkernel && !fp->multi));
+		bpf_program__set_autoload(prog, is_fentry ? fp->fentry :
+					  is_multi ? fp->kprobes && fp->multi :
+					  is_umulti ? fp->umulti :
+					  fp->nuser || (fp->kprobes && !fp->multi));
 	}
 	err = engine_load(&fp->eng, fp->skel->skeleton, drop_names, NR_FDROPS);
 	if (!err && o->slower_ns)
@@ -546,18 +678,23 @@ static int load(struct func *fp, struct options *o)
 	return err;
 }
 
+/* The methods used, '+' between them: fentry, kprobe.multi or kprobe,
+ * uprobe.multi or uprobe. */
 static const char *attach_name(const struct func *fp)
 {
-	const char *u = fp->nufds ? "uprobe.multi" : "uprobe";
-	static char both[64];
+	static char s[64];
+	size_t len = 0;
 
-	if (fp->nkernel && fp->nuser) {
-		snprintf(both, sizeof(both), "%s+%s", fp->multi ? "kprobe.multi" : "kprobe", u);
-		return both;
-	}
-	if (fp->nkernel)
-		return fp->multi ? "kprobe.multi" : "kprobe";
-	return u;
+	s[0] = '\0';
+	if (fp->nfentry)
+		len += snprintf(s + len, sizeof(s) - len, "fentry");
+	if (fp->nkprobe || (fp->nkernel && !fp->nfentry))
+		len += snprintf(s + len, sizeof(s) - len, "%s%s", len ? "+" : "",
+				fp->multi ? "kprobe.multi" : "kprobe");
+	if (fp->nuser)
+		snprintf(s + len, sizeof(s) - len, "%s%s", len ? "+" : "",
+			 fp->nufds ? "uprobe.multi" : "uprobe");
+	return s;
 }
 
 static void fill_header(struct func *fp, struct options *o)
@@ -752,6 +889,114 @@ static int attach_user(struct func *fp, struct options *o, size_t *attached)
 	return err;
 }
 
+/* A copy of template tpl bound to kernel function kb: its fd, or -errno. */
+static int fentry_copy(struct bpf_program *tpl, const struct kfunc_btf *kb)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, lo,
+		    .expected_attach_type = bpf_program__expected_attach_type(tpl),
+		    .attach_btf_id = kb->id, .attach_btf_obj_fd = kb->obj_fd);
+	/* the template's instructions as loaded: relocated, map fds in */
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tpl), "GPL",
+			       bpf_program__insns(tpl), bpf_program__insn_cnt(tpl), &lo);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Kernel function i by an fentry and an fexit program of its own, the
+ * cookie i telling them apart: return first, as with kprobes.  0, or
+ * -errno with the reason in why (the function is then left as it was). */
+static int attach_fentry_one(struct func *fp, size_t i, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .tracing.cookie = i);
+	struct bpf_program *tpl[2] = { fp->skel->progs.func_fexit, fp->skel->progs.func_fentry };
+	int pfd[2] = { -1, -1 }, lfd[2] = { -1, -1 }, err = 0;
+	struct kfunc_btf kb;
+	const char *bwhy;
+
+	if (kfunc_btf_find(fp->fns[i].name, fp->fns[i].module, &kb, &bwhy)) {
+		snprintf(why, len, "%s", bwhy);
+		return -ENOENT;
+	}
+	for (int k = 0; k < 2 && !err; k++) {
+		uint64_t t0 = now_ns();
+
+		pfd[k] = fentry_copy(tpl[k], &kb);
+		fp->fentry_load_ns += now_ns() - t0;
+		if (pfd[k] < 0) {
+			err = pfd[k];
+			snprintf(why, len, "%s program refused: %s", k ? "fentry" : "fexit",
+				 strerror(-err));
+			break;
+		}
+		lfd[k] = bpf_link_create(pfd[k], 0, bpf_program__expected_attach_type(tpl[k]), &lo);
+		if (lfd[k] < 0) {
+			err = -errno;
+			snprintf(why, len, "%s attach refused: %s", k ? "fentry" : "fexit",
+				 strerror(-err));
+		}
+	}
+	if (err) {
+		for (int k = 0; k < 2; k++) {
+			if (lfd[k] >= 0)
+				close(lfd[k]);
+			if (pfd[k] >= 0)
+				close(pfd[k]);
+		}
+		return err;
+	}
+	for (int k = 0; k < 2; k++) {
+		err = engine_fd(&fp->eng, lfd[k], false);
+		if (err) {
+			close(pfd[k]);
+			if (!k)
+				close(lfd[1]), close(pfd[1]);
+			return err;
+		}
+		err = engine_fd(&fp->eng, pfd[k], true);
+		if (err) {
+			if (!k)
+				close(lfd[1]), close(pfd[1]);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Every kernel function by fentry/fexit.  A function fentry cannot take is
+ * left to kprobes where they are loaded, else skipped: said with -v. */
+static int attach_fentry(struct func *fp)
+{
+	uint64_t t0 = now_ns();
+	char why[160];
+
+	kfunc_raise_fd_limit();
+	for (size_t i = 0; i < fp->n; i++) {
+		struct fn *f = &fp->fns[i];
+		int err;
+
+		if (f->path)
+			continue;
+		if (stop_requested())
+			return -EINTR;
+		why[0] = '\0';
+		err = attach_fentry_one(fp, i, why, sizeof(why));
+		if (err == -ENOMEM)
+			return err;
+		if (err) {
+			if (fp->kprobes)
+				kd_info("%s: by kprobes, not fentry: %s", f->name, why);
+			else
+				kd_info("skipping %s: fentry: %s", f->name, why);
+			continue;
+		}
+		f->attached = true;
+		fp->nfentry++;
+	}
+	kd_info("%zu functions by fentry/fexit: %.1f ms loading their programs, %.1f ms in all",
+		fp->nfentry, fp->fentry_load_ns / 1e6, (now_ns() - t0) / 1e6);
+	return 0;
+}
+
 static size_t count_attached(const struct func *fp)
 {
 	size_t n = 0;
@@ -770,7 +1015,9 @@ static int func_attach(struct session *s)
 	int err = 0;
 
 	kd_info("attaching %zu functions", fp->n);
-	if (fp->nkernel) {
+	if (fp->fentry)
+		err = attach_fentry(fp);
+	if (!err && fp->nkernel && fp->kprobes) {
 		const char **names = calloc(fp->n, sizeof(*names));
 		uint64_t *cookies = calloc(fp->n, sizeof(*cookies));
 		bool *ok = calloc(fp->n, sizeof(bool));
@@ -779,12 +1026,12 @@ static int func_attach(struct session *s)
 		if (!names || !cookies || !ok)
 			err = -ENOMEM;
 		for (size_t i = 0; !err && i < fp->n; i++) {
-			if (fp->fns[i].path)
+			if (fp->fns[i].path || fp->fns[i].attached)
 				continue;
 			names[k] = fp->fns[i].name;
 			cookies[k++] = i;
 		}
-		if (!err) {
+		if (!err && k) {
 			struct kfunc_req r = {
 				.entry = fp->multi ? fp->skel->progs.func_entry_multi :
 					 fp->skel->progs.func_entry,
@@ -796,14 +1043,17 @@ static int func_attach(struct session *s)
 		}
 		for (size_t i = 0; (err >= 0 || err == -EINTR) && i < k; i++)
 			fp->fns[cookies[i]].attached = ok[i];
-		if (err > 0) {
-			attached = err;
-			fp->skipped += k - attached;
+		if (err >= 0) {
+			fp->nkprobe = err;
 			err = 0;
 		}
 		free(names);
 		free(cookies);
 		free(ok);
+	}
+	if (!err) {
+		attached = fp->nfentry + fp->nkprobe;
+		fp->skipped += fp->nkernel - attached;
 	}
 	if (!err && fp->nuser)
 		err = attach_user(fp, s->opt, &attached);
@@ -815,7 +1065,7 @@ static int func_attach(struct session *s)
 	if (err)
 		return err;
 	if (!attached) {
-		if (fp->nkernel && !fp->nuser)
+		if (fp->nkernel && !fp->nuser && !fp->fentry)
 			kfunc_attach_error(fp->fns[0].name, -ENOENT);
 		kd_err("failed to attach any of the %zu functions (see -v)", fp->n);
 		return -ENOENT;
@@ -1065,6 +1315,7 @@ static void func_cleanup(struct session *s)
 	for (size_t i = 0; i < fp->n; i++) {
 		free(fp->fns[i].label);
 		free(fp->fns[i].name);
+		free(fp->fns[i].module);
 	}
 	free(fp->fns);
 	for (int i = 0; i < fp->npaths; i++)
@@ -1079,7 +1330,7 @@ const struct command cmd_func = {
 	.name = "func",
 	.args = "PATTERN...",
 	.summary = "per-function calls, total/self time, distribution (GLOB, u:PATH:GLOB, !GLOB)",
-	.opts = OPTS_MEASURE | OPT(SLOWER_THAN) | OPT(STACK) | OPT(MAX_BUCKETS),
+	.opts = OPTS_MEASURE | OPT(SLOWER_THAN) | OPT(STACK) | OPT(MAX_BUCKETS) | OPT(ATTACH),
 	.max_groups = 8192,
 	.prepare = func_prepare,
 	.attach = func_attach,

@@ -21,6 +21,14 @@
 #define FUNC_PAGES (HIST_BUCKETS / FUNC_PAGE_SLOTS)
 #define FUNC_MAX_PAGES 65535	/* pool pages per CPU: page numbers are 16 bits */
 
+/* Sets of up to this many kernel functions go by fentry/fexit, larger ones
+ * by kprobe.multi (else kprobes): each function costs two program loads
+ * (the verifier runs on each copy) and its detach waits for RCU tasks grace
+ * periods under ftrace's locks, about 0.25 s a function on the VMs of
+ * docs/func.md, against one link for the whole set with kprobe.multi and
+ * about 0.1 s a function with single kprobes. */
+#define FUNC_FENTRY_MAX 16
+
 struct func_cfg {
 	unsigned int pages;		/* pool pages per CPU (func_pages has one more) */
 	unsigned char task_storage;	/* shadow stack in task storage, else a tid hash */

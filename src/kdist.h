@@ -38,6 +38,7 @@ struct options {
 	double min_us, max_us;	/* offcpu --min-us, --max-us */
 	int max_groups;
 	int max_buckets;	/* func --max-buckets */
+	const char *attach;	/* func --attach: fentry, kprobe.multi or kprobe */
 	/* diff */
 	double alpha, min_change;
 	bool min_change_set;
@@ -59,7 +60,7 @@ struct options {
 enum opt_id {
 	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
 	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
-	O_MAX_GROUPS, O_MAX_BUCKETS, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
+	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS,
 	O_VERBOSE, O_HELP,

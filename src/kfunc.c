@@ -141,7 +141,7 @@ out:
 
 /* One perf-event kprobe per function and side: every link holds a perf
  * event and a link descriptor, more than the usual 1024 for large sets. */
-static void raise_fd_limit(void)
+void kfunc_raise_fd_limit(void)
 {
 	struct rlimit rl;
 
@@ -158,7 +158,7 @@ int kfunc_attach(const struct kfunc_req *r, bool *ok, struct engine_links *links
 
 	if (r->multi)
 		return attach_set_multi(r, ok, links);
-	raise_fd_limit();
+	kfunc_raise_fd_limit();
 	for (size_t i = 0; i < r->n; i++) {
 		struct bpf_link *lr = NULL, *le = NULL;
 

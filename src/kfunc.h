@@ -36,6 +36,11 @@ struct bpf_link *kfunc_attach_one(struct bpf_program *prog, const char *name, bo
  * kprobes is said as such. */
 void kfunc_attach_error(const char *what, int err);
 
+/* A link (and a program, or a perf event) per function and side: many
+ * more descriptors than the usual 1024 for large sets.  Raises the soft
+ * limit to the hard one. */
+void kfunc_raise_fd_limit(void);
+
 /* True when a signal asking kdist to stop is pending. */
 bool stop_requested(void);
 

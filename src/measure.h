@@ -33,7 +33,7 @@ enum m_stacks { M_STACKS_NO, M_STACKS_ONCPU, M_STACKS_OFFCPU };
 struct m_event {
 	char role[16];		/* "start", "end", "function"... */
 	char spec[512];
-	char attach[32];	/* attach method actually used */
+	char attach[48];	/* attach method actually used */
 };
 
 /* ---- typed group keys -------------------------------------------------- */

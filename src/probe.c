@@ -2,6 +2,7 @@
 /* kdist probe: what this kernel supports, and how each event kind will be
  * attached. */
 #include "feature.h"
+#include "func.h"
 #include "kdist.h"
 #include "uprobe.h"
 #include "util.h"
@@ -32,6 +33,24 @@ static bool yes(enum feature f)
 	return feature_has(f, NULL);
 }
 
+/* As func's choose_method() decides. */
+static const char *func_method(void)
+{
+	static char buf[160];
+	const char *why;
+
+	if (feature_has(FEAT_FENTRY_COOKIE, &why)) {
+		snprintf(buf, sizeof(buf), "fentry/fexit for up to %d functions, above %s",
+			 FUNC_FENTRY_MAX, yes(FEAT_KPROBE_MULTI) ? "kprobe.multi" :
+			 yes(FEAT_KPROBE) ? "one kprobe each" : "none: no kprobes");
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "%s (not fentry: %s)",
+		 yes(FEAT_KPROBE_MULTI) ? "kprobe.multi (one link)" :
+		 yes(FEAT_KPROBE) ? "one kprobe per function" : "unavailable: no kprobes", why);
+	return buf;
+}
+
 static int probe_run(struct options *o)
 {
 	struct utsname u;
@@ -57,8 +76,7 @@ static int probe_run(struct options *o)
 	printf("  %-22s %s\n", "k:FUNC, kr:FUNC",
 	       yes(FEAT_FENTRY) ? "fentry, fexit (kprobe, kretprobe for a function they refuse)" :
 	       yes(FEAT_KPROBE) ? "kprobe, kretprobe" : "unavailable: no kprobes");
-	printf("  %-22s %s\n", "func GLOB (kernel)", yes(FEAT_KPROBE_MULTI) ? "kprobe.multi (one link)" :
-	       yes(FEAT_KPROBE) ? "one kprobe per function" : "unavailable: no kprobes");
+	printf("  %-22s %s\n", "func GLOB (kernel)", func_method());
 	printf("  %-22s %s\n", "func u:PATH:GLOB", !yes(FEAT_UPROBE) ? "unavailable: no uprobes" :
 	       uprobe_multi_supported(NULL) ? "uprobe.multi (one link per binary)" :
 	       "one uprobe and uretprobe per function");

@@ -476,14 +476,25 @@ test_matrix_module_func() {
 	mx_need kprobes || return
 	grep -q ' null_queue_rq[[:space:]]\+\[null_blk\]' /proc/kallsyms ||
 		{ mx_skip "null_blk module not loaded (the VM tier loads it)"; return; }
-	mx_bg mf "$WL/directio /dev/nullb0 25 4096" func 'null_*' || return
-	local f p
-	f=$(mx_eval mf "g(function='null_queue_rq')")
+	# one function: by fentry where the kernel has it (the module's BTF);
+	# 'null_*' (about 30): above func's fentry limit, by kprobes
+	local fone=kprobe fall=kprobe pwant=kprobe,kretprobe f a p how
+	grep -qE '^ +fentry/fexit cookies +yes' <<<"$MX_PROBE" && fone=fentry
+	grep -qE '^ +kprobe.multi +yes' <<<"$MX_PROBE" && fall=kprobe.multi
+	[ $fone = kprobe ] && fone=$fall
+	grep -qE '^ +fentry/fexit +yes' <<<"$MX_PROBE" && pwant=fentry,fexit
+	mx_bg mf "$WL/directio /dev/nullb0 25 4096" func null_queue_rq || return
+	mx_bg ma "$WL/directio /dev/nullb0 25 4096" func 'null_*' || return
 	mx_bg mp "$WL/directio /dev/nullb0 25 4096" pair k:null_queue_rq kr:null_queue_rq || return
-	p=$(mx_eval mp "g()")
-	exact "$f" 25 "$TMP/mf.json" && exact "$p" 25 "$TMP/mp.json" ||
-		{ mx_fail "null_queue_rq: func $f ($(mx_losses mf)), pair $p ($(mx_losses mp)) calls for 25 writes"; return; }
-	mx_pass "null_blk's null_queue_rq: 25 calls for 25 writes (func 'null_*' and pair)"
+	read -r f how <<<"$(mx_eval mf "'%d %s' % (g(function='null_queue_rq'), d['events'][0]['attach'])" | tail -1)"
+	[ "$how" = $fone ] || { mx_fail "func null_queue_rq attached with $how, expected $fone"; return; }
+	read -r a how <<<"$(mx_eval ma "'%d %s' % (g(function='null_queue_rq'), d['events'][0]['attach'])" | tail -1)"
+	[ "$how" = $fall ] || { mx_fail "func 'null_*' attached with $how, expected $fall"; return; }
+	read -r p how <<<"$(mx_eval mp "'%d %s' % (g(), ','.join(e['attach'] for e in d['events']))" | tail -1)"
+	[ "$how" = $pwant ] || { mx_fail "pair attached with $how, expected $pwant"; return; }
+	exact "$f" 25 "$TMP/mf.json" && exact "$a" 25 "$TMP/ma.json" && exact "$p" 25 "$TMP/mp.json" ||
+		{ mx_fail "null_queue_rq: func $f ($(mx_losses mf)), func 'null_*' $a ($(mx_losses ma)), pair $p ($(mx_losses mp)) calls for 25 writes"; return; }
+	mx_pass "null_blk's null_queue_rq: 25 calls for 25 writes (func by $fone, func 'null_*' by $fall, pair by $pwant)"
 }
 
 # 9pnet's tracepoints: the VM's output directory is 9p without a cache,

@@ -40,6 +40,7 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_FIELDS] = { "--fields", "ret,filename" },
 	[O_MAX_RATE] = { "--max-rate", "100/s" },
 	[O_MAX_BUCKETS] = { "--max-buckets", "64" },
+	[O_ATTACH] = { "--attach", "kprobe" },
 	[O_FREQUENCY] = { "-F", "49" },
 	[O_STATE] = { "--state", "D" },
 	[O_MIN_US] = { "--min-us", "1" },

@@ -41,23 +41,77 @@ test_vm_probe_multi() {
 	esac
 }
 
-# N reads of a pipe give at least N vfs_read calls from that process, and
-# self time below total for the functions with traced callees: dd's reads
-# go ksys_read -> vfs_read -> pipe_read, so vfs_read's total is its self
-# time plus pipe_read's total (2%: probe costs land in self times).
-test_vm_func_pipe_reads() {
-	local f=$TMP/reads.json calls vt vs pt kt ks
-	"$KDIST" func ksys_read vfs_read pipe_read --by comm -o json \
+# has FEATURE: kdist probe says yes
+has() { "$KDIST" probe | grep -qE "^ +$1 +yes"; }
+
+# func_pipe_reads METHOD [--attach METHOD]: N reads of a pipe are N
+# pipe_read calls of dd, exactly, and at least N vfs_read calls; self time
+# below total for the functions with traced callees: dd's reads go
+# ksys_read -> vfs_read -> pipe_read, so vfs_read's total is its self time
+# plus pipe_read's total (2%: probe costs land in self times).  METHOD is
+# the attach method the JSON must name.
+func_pipe_reads() {
+	local want=$1 f=$TMP/reads.json calls pc vt vs pt kt ks how
+	shift
+	"$KDIST" func "$@" ksys_read vfs_read pipe_read --by comm -o json \
 		-- sh -c "$(pipe_reads)" >"$f" 2>"$TMP/reads.err" ||
-		{ fail "kdist func: $(cat "$TMP/reads.err")"; return; }
+		{ fail "kdist func $*: $(cat "$TMP/reads.err")"; return; }
 	# one python run for all values: each costs seconds under TCG
-	read -r calls vt vs pt kt ks <<<"$(json "$f" "' '.join(str([g for g in d['groups'] if g['by'] == {'function': fn, 'comm': 'dd'}][0][k]) for fn, k in (('vfs_read', 'count'), ('vfs_read', 'total'), ('vfs_read', 'self'), ('pipe_read', 'total'), ('ksys_read', 'total'), ('ksys_read', 'self')))")"
+	read -r how calls pc vt vs pt kt ks <<<"$(json "$f" "' '.join([d['events'][0]['attach']] + [str([g for g in d['groups'] if g['by'] == {'function': fn, 'comm': 'dd'}][0][k]) for fn, k in (('vfs_read', 'count'), ('pipe_read', 'count'), ('vfs_read', 'total'), ('vfs_read', 'self'), ('pipe_read', 'total'), ('ksys_read', 'total'), ('ksys_read', 'self'))])")"
+	[ "$how" = "$want" ] || { fail "attached with $how, expected $want"; return; }
+	exact "${pc:-0}" $READS "$f" || { fail "dd: $pc pipe_read calls, expected $READS"; return; }
 	[ "${calls:-0}" -ge $READS ] || { fail "dd: $calls vfs_read calls, expected >= $READS"; return; }
 	[ "$vs" -lt "$vt" ] && [ "$ks" -lt "$kt" ] ||
 		{ fail "self not below total: vfs_read $vs/$vt, ksys_read $ks/$kt"; return; }
 	within $((vs + pt)) "$vt" 2 || { fail "vfs_read: self $vs + pipe_read $pt != total $vt"; return; }
 	within $((ks + vt)) "$kt" 2 || { fail "ksys_read: self $ks + vfs_read $vt != total $kt"; return; }
-	pass "dd: $calls vfs_read calls for $READS reads; vfs_read $vt = self $vs + pipe_read $pt ns"
+	pass "$how: dd: $pc pipe_read, $calls vfs_read calls for $READS reads; vfs_read $vt = self $vs + pipe_read $pt ns"
+}
+
+# three functions: fentry/fexit where the kernel has them with cookies
+test_vm_func_pipe_reads() {
+	local want=kprobe
+	if has 'fentry/fexit cookies'; then want=fentry; elif has kprobe.multi; then want=kprobe.multi; fi
+	func_pipe_reads $want
+}
+
+# each method forced, the same truth; a method the kernel lacks is a
+# one-line error before anything is loaded
+test_vm_func_attach_fentry() {
+	has 'fentry/fexit cookies' || { skip "no fentry/fexit cookies"; return; }
+	func_pipe_reads fentry --attach fentry
+}
+test_vm_func_attach_kprobe_multi() {
+	if ! has kprobe.multi; then
+		"$KDIST" func --attach kprobe.multi vfs_read -d 1 >/dev/null 2>"$TMP/km.err"
+		local rc=$?
+		[ $rc = 1 ] && [ "$(wc -l <"$TMP/km.err")" = 1 ] &&
+			grep -q '^kdist: failed to attach by kprobe.multi: ' "$TMP/km.err" ||
+			{ fail "exit $rc: $(cat "$TMP/km.err")"; return; }
+		pass "no kprobe.multi: $(cat "$TMP/km.err")"
+		return
+	fi
+	func_pipe_reads kprobe.multi --attach kprobe.multi
+}
+test_vm_func_attach_kprobe() {
+	func_pipe_reads kprobe --attach kprobe
+}
+
+# A function fentry cannot take (a compiler clone such as .isra.0 has no
+# BTF) goes by kprobes, said with -v; the others stay on fentry.
+test_vm_func_fentry_fallback() {
+	has 'fentry/fexit cookies' || { skip "no fentry/fexit cookies"; return; }
+	local clone f=$TMP/fb.json how n
+	clone=$(grep -m1 -E '^[a-z_0-9]+\.isra\.0$' /sys/kernel/tracing/available_filter_functions)
+	[ -n "$clone" ] || { skip "no .isra.0 function to trace"; return; }
+	"$KDIST" func -v vfs_read "$clone" -d 0.5 -o json >"$f" 2>"$TMP/fb.err" ||
+		{ fail "kdist func: $(tail -3 "$TMP/fb.err")"; return; }
+	read -r how n <<<"$(json "$f" "'%s %d' % (d['events'][0]['attach'], d['functions']['attached'])")"
+	grep -q "^kdist: $clone: by kprobes, not fentry: not in the kernel's BTF" "$TMP/fb.err" ||
+		{ fail "no reason given for $clone: $(grep -F "$clone" "$TMP/fb.err")"; return; }
+	case $how in fentry+kprobe*) ;; *) fail "attached with $how, expected fentry+kprobe..."; return ;; esac
+	[ "$n" = 2 ] || { fail "$n attached, expected 2"; return; }
+	pass "vfs_read by fentry, $clone by kprobes ($how): $(grep -F "$clone: by" "$TMP/fb.err")"
 }
 
 # --slower-than --stack on a kernel function: cat's first read of an empty
@@ -86,6 +140,10 @@ test_vm_func_big_glob() {
 	t1=$(date +%s%N)
 	read -r n ms sk how <<<"$(json "$f" "'%d %d %d %s' % (d['functions']['attached'], d['functions']['attach_ms'], d['functions']['skipped'], d['events'][0]['attach'])")"
 	[ "${n:-0}" -ge 1000 ] || { fail "only $n functions attached"; return; }
+	# above FUNC_FENTRY_MAX functions: not fentry
+	local want=kprobe
+	has kprobe.multi && want=kprobe.multi
+	[ "$how" = $want ] || { fail "attached with $how, expected $want"; return; }
 	# attach time is a figure of make bench (bench/func-attach.sh), not a
 	# bound here: TCG on a busy machine runs at any speed
 	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }

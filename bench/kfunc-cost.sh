@@ -3,8 +3,9 @@
 # method, on the VM kernels (QEMU/TCG: absolute times are inflated, the
 # ratios between methods are the figure).  dd makes N one-byte reads of
 # /dev/zero, one vfs_read() each; kdist traces vfs_read entry and return
-# for dd only while dd runs, by kprobes, by fentry/fexit, and through func
-# (kprobe.multi where the kernel has it).  Rounds interleaved; the figure
+# for dd only while dd runs: pair by kprobes and by fentry/fexit, func by
+# each of its methods (--attach fentry, kprobe.multi where the kernel has
+# it, kprobe).  Rounds interleaved; the figure
 # is the fastest round of each (an emulated VM on a shared host: noise only
 # adds time), the median beside it.
 # KDIST_BENCH_FLAVORS picks the kernels (default "6.1 6.12").
@@ -21,7 +22,7 @@ fi
 
 N=${KDIST_BENCH_CALLS:-50000}
 ROUNDS=${KDIST_BENCH_ROUNDS:-7}
-declare -A t
+declare -A t dead
 
 dd_ns() {
 	local t0
@@ -36,7 +37,7 @@ traced() {
 	case $1 in
 	kprobe) build/kdist pair kprobe:vfs_read kretprobe:vfs_read --comm dd 2>/tmp/kc.err >/dev/null & ;;
 	fentry) build/kdist pair fentry:vfs_read fexit:vfs_read --comm dd 2>/tmp/kc.err >/dev/null & ;;
-	func) build/kdist func vfs_read --comm dd -v 2>/tmp/kc.err >/dev/null & ;;
+	func-*) build/kdist func vfs_read --attach "${1#func-}" --comm dd 2>/tmp/kc.err >/dev/null & ;;
 	esac
 	pid=$!
 	for _ in $(seq 600); do
@@ -55,23 +56,23 @@ traced() {
 	echo "$ns"
 }
 
-methods="none kprobe fentry func"
+methods="none kprobe fentry func-fentry func-kprobe.multi func-kprobe"
 for r in $(seq "$ROUNDS"); do
 	for m in $methods; do
-		if [ $m = none ]; then v=$(dd_ns); else v=$(traced $m) || { echo "$v"; continue; }; fi
+		[ -z "${dead[$m]:-}" ] || continue
+		if [ $m = none ]; then v=$(dd_ns); else v=$(traced $m) || { echo "$v"; dead[$m]=1; continue; }; fi
 		t[$m]+="$v "
 	done
 done
-func_method=$(sed -n 's/.* attached with \([^,]*\),.*/\1/p' /tmp/kc.err | head -1)
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 fastest() { tr ' ' '\n' | grep . | sort -n | head -1; }
 base=$(echo "${t[none]}" | fastest)
 mbase=$(echo "${t[none]}" | median)
 line="kfunc-cost $KDIST_VM_FLAVOR ($N calls, $ROUNDS rounds, fastest/median): untraced $((base / N))/$((mbase / N)) ns per read"
-for m in kprobe fentry func; do
+for m in kprobe fentry func-fentry func-kprobe.multi func-kprobe; do
 	[ -n "${t[$m]:-}" ] || continue
 	v=$(echo "${t[$m]}" | fastest)
 	mv=$(echo "${t[$m]}" | median)
-	line+="; $m$([ $m = func ] && echo " ($func_method)") +$(((v - base) / N))/+$(((mv - mbase) / N)) ns"
+	line+="; ${m/-/ } +$(((v - base) / N))/+$(((mv - mbase) / N)) ns"
 done
 echo "$line"

@@ -29,6 +29,7 @@ static const char *const names[NR_FEATURES] = {
 	[FEAT_STACK_MAP] = "stack trace maps",
 	[FEAT_TASK_STORAGE_TP] = "task storage in tracepoint programs",
 	[FEAT_TASK_STORAGE_KPROBE] = "task storage in kprobe programs",
+	[FEAT_TASK_STORAGE_FENTRY] = "task storage in fentry programs",
 	[FEAT_RINGBUF] = "ring buffer",
 };
 
@@ -130,6 +131,52 @@ static bool probe_fentry_cookie(const char **why)
 	return lfd >= 0;
 }
 
+/* bpf_task_storage_get(map, current, 0, 0) in an fentry program on
+ * vfs_read (Linux 5.11 for tracing programs).  libbpf's helper probe does
+ * not load tracing programs; a task storage map needs BTF for its key and
+ * value, so one int type is made for it. */
+static bool probe_task_storage_fentry(const char **why)
+{
+	struct btf *b = btf__new_empty();
+	int id = b ? btf__add_int(b, "int", 4, BTF_INT_SIGNED) : -ENOMEM, mfd = -1, fd = -1;
+
+	*why = "program load refused";
+	if (id > 0 && !btf__load_into_kernel(b)) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .btf_fd = btf__fd(b), .btf_key_type_id = id,
+			    .btf_value_type_id = id, .map_flags = BPF_F_NO_PREALLOC);
+
+		mfd = bpf_map_create(BPF_MAP_TYPE_TASK_STORAGE, NULL, 4, 4, 0, &mo);
+		if (mfd < 0)
+			*why = "no task storage maps (Linux 5.11)";
+	} else {
+		*why = "no BTF objects in the kernel";
+	}
+	if (mfd >= 0) {
+		const struct bpf_insn insns[] = {
+			{ .code = 0x85, .imm = BPF_FUNC_get_current_task_btf },
+			{ .code = 0xbf, .dst_reg = 2, .src_reg = 0 },		/* r2 = r0 */
+			{ .code = 0x18, .dst_reg = 1, .src_reg = 1, .imm = mfd },	/* r1 = map */
+			{ 0 },
+			{ .code = 0xb7, .dst_reg = 3, .imm = 0 },
+			{ .code = 0xb7, .dst_reg = 4, .imm = 0 },
+			{ .code = 0x85, .imm = BPF_FUNC_task_storage_get },
+			{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+			{ .code = 0x95 },
+		};
+		LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
+			    .attach_btf_id = vmlinux_type_id("vfs_read", BTF_KIND_FUNC));
+
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, ARRAY_SIZE(insns), &o);
+		if (fd < 0)
+			*why = "helper not available to fentry programs";
+		else
+			close(fd);
+		close(mfd);
+	}
+	btf__free(b);
+	return fd >= 0;
+}
+
 static bool probe_perf_sampling(const char **why)
 {
 	struct perf_event_attr a = {
@@ -215,6 +262,10 @@ static bool probe(enum feature f, const char **why)
 		if (r <= 0)
 			*why = "map type not supported";
 		return r > 0;
+	case FEAT_TASK_STORAGE_FENTRY:
+		if (!feature_has(FEAT_FENTRY, why))
+			return false;
+		return probe_task_storage_fentry(why);
 	case FEAT_TASK_STORAGE_TP:
 	case FEAT_TASK_STORAGE_KPROBE:
 		r = libbpf_probe_bpf_helper(f == FEAT_TASK_STORAGE_TP ? BPF_PROG_TYPE_TRACEPOINT :
@@ -225,6 +276,13 @@ static bool probe(enum feature f, const char **why)
 	default:
 		return false;
 	}
+}
+
+bool prog_type_task_storage(int prog_type)
+{
+	if (prog_type == BPF_PROG_TYPE_TRACING)
+		return feature_has(FEAT_TASK_STORAGE_FENTRY, NULL);
+	return libbpf_probe_bpf_helper(prog_type, BPF_FUNC_task_storage_get, NULL) > 0;
 }
 
 bool raw_tp_exists(const char *name)

@@ -20,6 +20,7 @@ enum feature {
 	FEAT_STACK_MAP,
 	FEAT_TASK_STORAGE_TP,
 	FEAT_TASK_STORAGE_KPROBE,
+	FEAT_TASK_STORAGE_FENTRY,
 	FEAT_RINGBUF,
 	NR_FEATURES,
 };
@@ -27,6 +28,10 @@ enum feature {
 /* Probed once, cached.  *why gets a short reason when false. */
 bool feature_has(enum feature f, const char **why);
 const char *feature_name(enum feature f);
+
+/* Whether programs of this type may call bpf_task_storage_get: libbpf
+ * cannot tell for fentry (tracing) programs, kdist tries one. */
+bool prog_type_task_storage(int prog_type);
 
 /* Whether a raw tracepoint of this name can be attached (tried with an
  * empty program, so without parsing BTF). */

@@ -602,10 +602,11 @@ static int load(struct func *fp, struct options *o)
 	fp->umulti = fp->nuser && uprobe_multi_supported(&why);
 	if (fp->nuser && !fp->umulti)
 		kd_info("no uprobe.multi (%s): one uprobe per function and side", why);
-	/* kprobe-type programs (kprobes, uprobes) may use task storage since
-	 * Linux 6.2; fentry programs since 5.11, older than fentry cookies */
-	fp->cfg.task_storage = fp->kprobes || fp->nuser ? feature_has(FEAT_TASK_STORAGE_KPROBE, NULL) :
-			       true;
+	/* every loaded program type must allow task storage: kprobe-type
+	 * programs (kprobes, uprobes) since Linux 6.2, fentry ones since 5.11 */
+	fp->cfg.task_storage = (!(fp->kprobes || fp->nuser) ||
+				feature_has(FEAT_TASK_STORAGE_KPROBE, NULL)) &&
+			       (!fp->fentry || feature_has(FEAT_TASK_STORAGE_FENTRY, NULL));
 	kd_info("shadow stacks in %s", fp->cfg.task_storage ? "task storage" : "a tid-keyed hash");
 	fp->skel = func_bpf__open();
 	err = engine_opened(fp->skel);

@@ -622,9 +622,7 @@ static int load(struct pair *p, struct options *o)
 		enum bpf_prog_type t0 = bpf_program__type(side_prog(p, 0));
 		enum bpf_prog_type t1 = bpf_program__type(side_prog(p, 1));
 
-		p->cfg.task_storage =
-			libbpf_probe_bpf_helper(t0, BPF_FUNC_task_storage_get, NULL) > 0 &&
-			libbpf_probe_bpf_helper(t1, BPF_FUNC_task_storage_get, NULL) > 0;
+		p->cfg.task_storage = prog_type_task_storage(t0) && prog_type_task_storage(t1);
 		kd_info("in-flight starts kept in %s", p->cfg.task_storage ? "task storage" :
 			"a tid-keyed hash");
 	}

@@ -65,6 +65,7 @@ func_pipe_reads() {
 		{ fail "self not below total: vfs_read $vs/$vt, ksys_read $ks/$kt"; return; }
 	within $((vs + pt)) "$vt" 2 || { fail "vfs_read: self $vs + pipe_read $pt != total $vt"; return; }
 	within $((ks + vt)) "$kt" 2 || { fail "ksys_read: self $ks + vfs_read $vt != total $kt"; return; }
+	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
 	pass "$how: dd: $pc pipe_read, $calls vfs_read calls for $READS reads; vfs_read $vt = self $vs + pipe_read $pt ns"
 }
 

@@ -49,9 +49,13 @@ static int emit(struct session *s, FILE *out, struct measurement *prev, int inte
 		uint64_t t0, uint64_t *t_prev, bool last)
 {
 	struct measurement cur = { 0 }, delta = { 0 };
-	uint64_t t = now_ns();
+	uint64_t t;
 	int err;
 
+	/* what it counted until its sources stopped is in the last one */
+	if (last && s->cmd->stop)
+		s->cmd->stop(s);
+	t = now_ns();
 	err = s->cmd->read(s, &cur);
 	if (err)
 		goto out;

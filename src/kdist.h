@@ -97,6 +97,9 @@ struct command {
 	int (*prepare)(struct session *s);	/* parse args, open, configure, load */
 	int (*attach)(struct session *s);
 	int (*read)(struct session *s, struct measurement *m);	/* cumulative */
+	/* optional: the measurement is over, stop its event sources before
+	 * the last read (a profile at its maximum rate starves the read) */
+	void (*stop)(struct session *s);
 	void (*cleanup)(struct session *s);
 	const void *data;	/* per-command constant, e.g. a recipe */
 };
@@ -111,6 +114,9 @@ struct session {
  * several sessions (serve): */
 /* SIGINT, SIGTERM, SIGHUP and SIGCHLD, blocked, to a signalfd; or -errno. */
 int kdist_signalfd(void);
+/* Whether a SIGINT or SIGTERM waits for the run loop (a long read may
+ * stop its event sources at once, kdist_signalfd's signals being blocked). */
+bool kdist_end_pending(void);
 /* 0 as root, else -EPERM after saying why. */
 int kdist_need_root(void);
 /* Resolve what the options name on this machine (--cgroup's id). */

@@ -186,6 +186,13 @@ static int offcpu_read(struct session *s, struct measurement *m)
 	return stack_cmd_read(&p->sc, m);
 }
 
+static void offcpu_stop(struct session *s)
+{
+	struct offcpu *p = s->priv;
+
+	stack_cmd_stop(&p->sc);
+}
+
 static void offcpu_cleanup(struct session *s)
 {
 	struct offcpu *p = s->priv;
@@ -204,6 +211,7 @@ const struct command cmd_offcpu = {
 	.prepare = offcpu_prepare,
 	.attach = offcpu_attach,
 	.read = offcpu_read,
+	.stop = offcpu_stop,
 	.cleanup = offcpu_cleanup,
 };
 
@@ -215,5 +223,6 @@ const struct command cmd_wakeup = {
 	.prepare = wakeup_prepare,
 	.attach = offcpu_attach,
 	.read = offcpu_read,
+	.stop = offcpu_stop,
 	.cleanup = offcpu_cleanup,
 };

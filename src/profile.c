@@ -113,6 +113,13 @@ static int profile_read(struct session *s, struct measurement *m)
 	return stack_cmd_read(&p->sc, m);
 }
 
+static void profile_stop(struct session *s)
+{
+	struct profile *p = s->priv;
+
+	stack_cmd_stop(&p->sc);
+}
+
 static void profile_cleanup(struct session *s)
 {
 	struct profile *p = s->priv;
@@ -131,5 +138,6 @@ const struct command cmd_profile = {
 	.prepare = profile_prepare,
 	.attach = profile_attach,
 	.read = profile_read,
+	.stop = profile_stop,
 	.cleanup = profile_cleanup,
 };

@@ -39,6 +39,14 @@ int kdist_signalfd(void)
 	return sfd;
 }
 
+bool kdist_end_pending(void)
+{
+	sigset_t set;
+
+	/* blocked (kdist_signalfd): pending until the run loop reads them */
+	return !sigpending(&set) && (sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1);
+}
+
 int kdist_need_root(void)
 {
 	if (geteuid() == 0)

@@ -40,7 +40,6 @@ struct proc {
 	 * becoming the workload) replaces the maps under the same pid */
 	dev_t exe_dev;
 	ino_t exe_ino;
-	unsigned int pass;	/* the watch's pass that last checked it */
 };
 
 struct stack_syms {
@@ -54,13 +53,13 @@ struct stack_syms {
 	size_t nprocs, cap;
 	/* the watch */
 	pthread_t thread;
+	pthread_cond_t wake;		/* stop: ends the watch's sleep */
 	bool watching, stop;
 	struct ring_buffer *notes;	/* stack_syms_follow(), or NULL */
 	int keys_fd;			/* stack_syms_watch(), or -1 */
 	size_t key_size;
 	size_t pid_offs[4];
 	int npids;
-	unsigned int pass;
 };
 
 struct stack_syms *stack_syms_new(int stacks_fd)
@@ -72,6 +71,7 @@ struct stack_syms *stack_syms_new(int stacks_fd)
 	ss->stacks_fd = stacks_fd;
 	ss->keys_fd = -1;
 	pthread_mutex_init(&ss->lock, NULL);
+	pthread_cond_init(&ss->wake, NULL);
 	return ss;
 }
 
@@ -79,12 +79,7 @@ void stack_syms_free(struct stack_syms *ss)
 {
 	if (!ss)
 		return;
-	if (ss->watching) {
-		pthread_mutex_lock(&ss->lock);
-		ss->stop = true;
-		pthread_mutex_unlock(&ss->lock);
-		pthread_join(ss->thread, NULL);
-	}
+	stack_syms_unwatch(ss);
 	ring_buffer__free(ss->notes);
 	for (int i = 0; i < SEEN_BUCKETS; i++) {
 		for (struct seen *l = ss->seen[i], *n; l; l = n) {
@@ -96,6 +91,7 @@ void stack_syms_free(struct stack_syms *ss)
 		proc_syms_free(ss->procs[i].syms);
 	free(ss->procs);
 	ksyms_free(ss->ksyms);
+	pthread_cond_destroy(&ss->wake);
 	pthread_mutex_destroy(&ss->lock);
 	free(ss);
 }
@@ -178,19 +174,15 @@ static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
 
 /* Read pid's maps the first time, and again when it has run exec since;
  * told, also when it was gone at the first look (the pid is in use now).
- * With pass, once per pass of the watch.  Called with the lock held. */
-static void proc_watch(struct stack_syms *ss, pid_t pid, bool pass, bool told)
+ * Called with the lock held. */
+static void proc_watch(struct stack_syms *ss, pid_t pid, bool told)
 {
 	struct proc *p = proc_get(ss, pid);
 	struct proc_syms *syms;
 	dev_t dev;
 	ino_t ino;
 
-	if (!p || (pass && p->pass == ss->pass))
-		return;
-	if (pass)
-		p->pass = ss->pass;
-	if (!p->syms && !told)
+	if (!p || (!p->syms && !told))
 		return;
 	if (!exe_of(pid, &dev, &ino) ||
 	    (p->syms && dev == p->exe_dev && ino == p->exe_ino))
@@ -209,40 +201,112 @@ static void proc_watch(struct stack_syms *ss, pid_t pid, bool pass, bool told)
 	p->exe_ino = ino;
 }
 
+static bool watch_stopping(struct stack_syms *ss)
+{
+	return __atomic_load_n(&ss->stop, __ATOMIC_RELAXED);
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The distinct pids of the keys in the key map now, sorted, into *pids
+ * (grown as needed); their number, 0 when stopping or without a key map. */
+static size_t watch_pids(struct stack_syms *ss, pid_t **pids, size_t *cap)
+{
+	unsigned char cur[256], next[256];
+	size_t n = 0, u = 0, key_size, pid_offs[ARRAY_SIZE(ss->pid_offs)];
+	int fd, npids;
+	bool first = true;
+
+	/* set by stack_syms_watch(), maybe after the thread started */
+	pthread_mutex_lock(&ss->lock);
+	fd = ss->keys_fd;
+	key_size = ss->key_size;
+	npids = ss->npids;
+	memcpy(pid_offs, ss->pid_offs, sizeof(pid_offs));
+	pthread_mutex_unlock(&ss->lock);
+	while (fd >= 0 && !watch_stopping(ss) &&
+	       !bpf_map_get_next_key(fd, first ? NULL : cur, next)) {
+		memcpy(cur, next, key_size);
+		first = false;
+		if (n + npids > *cap) {
+			size_t c = *cap ? *cap * 2 : 256;
+			pid_t *v = realloc(*pids, c * sizeof(*v));
+
+			if (!v)
+				break;
+			*pids = v;
+			*cap = c;
+		}
+		for (int i = 0; i < npids; i++) {
+			unsigned int pid;
+
+			memcpy(&pid, cur + pid_offs[i], sizeof(pid));
+			if (pid)
+				(*pids)[n++] = pid;
+		}
+	}
+	if (watch_stopping(ss))
+		return 0;
+	qsort(*pids, n, sizeof(**pids), pid_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!u || (*pids)[u - 1] != (*pids)[i])
+			(*pids)[u++] = (*pids)[i];
+	return u;
+}
+
+/* The watch walks the key map without the lock and takes it for one
+ * process at a time: symbolizing waits for one process's maps at most,
+ * not for a whole pass.  A pass is thousands of syscalls, and each one
+ * waits behind the samples of its CPU when profile samples at its maximum
+ * rate: it rests at least three times as long as its pass took, so it
+ * never takes more than a quarter of a CPU from the threads that print. */
 static void *watch(void *arg)
 {
 	struct stack_syms *ss = arg;
-	unsigned char cur[256], next[256];
-	struct timespec ts = { 0, WATCH_PERIOD_MS * 1000000L };
+	pid_t *pids = NULL;
+	size_t cap = 0;
 
-	for (;;) {
-		bool first = true;
+	while (!watch_stopping(ss)) {
+		uint64_t t = now_ns(), rest;
+		size_t n = watch_pids(ss, &pids, &cap);
 
-		pthread_mutex_lock(&ss->lock);
-		if (ss->stop) {
+		for (size_t i = 0; i < n && !watch_stopping(ss); i++) {
+			pthread_mutex_lock(&ss->lock);
+			proc_watch(ss, pids[i], false);
 			pthread_mutex_unlock(&ss->lock);
-			return NULL;
 		}
-		ss->pass++;
-		while (ss->keys_fd >= 0 &&
-		       !bpf_map_get_next_key(ss->keys_fd, first ? NULL : cur, next)) {
-			memcpy(cur, next, ss->key_size);
-			first = false;
-			for (int i = 0; i < ss->npids; i++) {
-				unsigned int pid;
+		rest = 3 * (now_ns() - t);
+		if (rest < WATCH_PERIOD_MS * 1000000ULL)
+			rest = WATCH_PERIOD_MS * 1000000ULL;
+		rest += now_ns();
+		while (!watch_stopping(ss) && now_ns() < rest) {
+			struct timespec ts;
+			uint64_t left = rest - now_ns();
 
-				memcpy(&pid, cur + ss->pid_offs[i], sizeof(pid));
-				if (pid)
-					proc_watch(ss, pid, true, false);
+			/* a note wakes the thread at once; a stop within a
+			 * period */
+			if (ss->notes) {
+				ring_buffer__poll(ss->notes, left < WATCH_PERIOD_MS * 1000000ULL ?
+						  (int)(left / 1000000) + 1 : WATCH_PERIOD_MS);
+				continue;
 			}
+			clock_gettime(CLOCK_REALTIME, &ts);
+			left += ts.tv_nsec;
+			ts.tv_sec += left / 1000000000;
+			ts.tv_nsec = left % 1000000000;
+			pthread_mutex_lock(&ss->lock);
+			if (!ss->stop)
+				pthread_cond_timedwait(&ss->wake, &ss->lock, &ts);
+			pthread_mutex_unlock(&ss->lock);
 		}
-		pthread_mutex_unlock(&ss->lock);
-		/* a note wakes the thread at once */
-		if (ss->notes)
-			ring_buffer__poll(ss->notes, WATCH_PERIOD_MS);
-		else
-			nanosleep(&ts, NULL);
 	}
+	free(pids);
+	return NULL;
 }
 
 static int note(void *ctx, void *data, size_t size)
@@ -253,7 +317,7 @@ static int note(void *ctx, void *data, size_t size)
 	if (size < sizeof(*n) || !n->pid)
 		return 0;
 	pthread_mutex_lock(&ss->lock);
-	proc_watch(ss, n->pid, false, true);
+	proc_watch(ss, n->pid, true);
 	pthread_mutex_unlock(&ss->lock);
 	return 0;
 }
@@ -285,6 +349,18 @@ int stack_syms_watch(struct stack_syms *ss, int keys_fd, size_t key_size,
 	ss->keys_fd = keys_fd;
 	pthread_mutex_unlock(&ss->lock);
 	return watch_start(ss);
+}
+
+void stack_syms_unwatch(struct stack_syms *ss)
+{
+	if (!ss->watching)
+		return;
+	pthread_mutex_lock(&ss->lock);
+	__atomic_store_n(&ss->stop, true, __ATOMIC_RELAXED);
+	pthread_cond_signal(&ss->wake);
+	pthread_mutex_unlock(&ss->lock);
+	pthread_join(ss->thread, NULL);
+	ss->watching = false;
 }
 
 int stack_syms_follow(struct stack_syms *ss, int notes_fd)
@@ -331,6 +407,14 @@ static const char *kernel_frame_name(const struct ksym *s)
 	return m_intern(s->name, strlen(s->name));
 }
 
+void stack_syms_load_kernel(struct stack_syms *ss)
+{
+	if (ss->ksyms_tried)
+		return;
+	ss->ksyms_tried = true;
+	ss->ksyms = ksyms_load();
+}
+
 static const struct m_stack *symbolize(struct stack_syms *ss, int id, bool user, pid_t pid)
 {
 	unsigned long long ips[STACK_DEPTH] = { 0 };
@@ -343,10 +427,8 @@ static const struct m_stack *symbolize(struct stack_syms *ss, int id, bool user,
 		return m_stack_marker("[lost stack: not in the map]");
 	while (n < STACK_DEPTH && ips[n])
 		n++;
-	if (!user && !ss->ksyms_tried) {
-		ss->ksyms_tried = true;
-		ss->ksyms = ksyms_load();
-	}
+	if (!user)
+		stack_syms_load_kernel(ss);
 	if (user) {
 		/* held until the frames are named: the watch may move the
 		 * process table or replace its symbols meanwhile */
@@ -493,6 +575,10 @@ int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 	sc->syms = stack_syms_new(bpf_map__fd(stacks));
 	if (!sc->syms)
 		return -ENOMEM;
+	/* /proc/kallsyms read now, before anything samples: read while
+	 * profile samples at its maximum rate, it took 7 s instead of 60 ms */
+	if (sc->fields & (SF_BIT(SF_KSTACK) | SF_BIT(SF_WAKER_KSTACK)))
+		stack_syms_load_kernel(sc->syms);
 	if (sc->fields & SF_BIT(SF_USTACK))
 		offs[n++] = offsetof(struct stack_key, who.pid);
 	if (sc->fields & SF_BIT(SF_WAKER_USTACK))
@@ -523,24 +609,26 @@ static struct m_value field_value(struct stack_cmd *sc, enum stack_field f,
 	}
 }
 
-/* Per-CPU values of one key, summed into a histogram. */
-static int read_value(struct stack_cmd *sc, const struct stack_key *k, struct hist *sum)
+/* The per-CPU values of one key (as the kernel copies them, 8-byte
+ * aligned), summed into a histogram. */
+static void sum_value(struct stack_cmd *sc, const void *percpu, struct hist *sum)
 {
-	uint64_t n;
-	int err;
+	size_t stride = engine_percpu_stride(sc->value_size);
+	uint64_t n = 0;
 
-	if (sc->value_size != sizeof(n))
-		return engine_sum_hist(&sc->eng, sc->groups_fd, k, sc->value_size, sum);
-	err = engine_sum_u64(&sc->eng, sc->groups_fd, k, &n);
-	if (err)
-		return err;
-	/* n samples of value 1 */
 	memset(sum, 0, sizeof(*sum));
+	if (sc->value_size != sizeof(n)) {
+		for (int c = 0; c < sc->eng.ncpu; c++)
+			hist_merge(sum, (const struct hist *)((const char *)percpu + c * stride));
+		return;
+	}
+	for (int c = 0; c < sc->eng.ncpu; c++)
+		n += ((const uint64_t *)percpu)[c];
+	/* n samples of value 1 */
 	sum->count = sum->sum = sum->sumsq_lo = n;
 	sum->slots[hist_index(1)] = n;
 	if (n)
 		sum->min = sum->max = 1;
-	return 0;
 }
 
 /* Add h to the group of BPF key k; *truncated counts what was cut. */
@@ -566,37 +654,99 @@ static int add_group(struct stack_cmd *sc, struct measurement *m, const struct s
 	return 0;
 }
 
+/* Groups read READ_CHUNK keys at a time, with their values, one syscall a
+ * chunk instead of two a key: while profile samples at its maximum rate,
+ * every syscall waits behind the samples of its CPU.  (Batch operations on
+ * hash maps came in Linux 5.6, before the ring buffer of 5.8 that every
+ * command's spill ring needs.) */
+#define READ_CHUNK 256
+
 int stack_cmd_read(struct stack_cmd *sc, struct measurement *m)
 {
-	struct stack_key k, next, *cur = NULL;
+	size_t vsize = engine_percpu_stride(sc->value_size) * sc->eng.ncpu, chunk = READ_CHUNK;
+	struct stack_key *keys = NULL, k;
+	void *values = NULL;
+	__u32 in, out;
 	hist_u64 truncated = 0;
+	bool first = true, done = false;
 	int err;
 
 	measurement_copy_header(m, &sc->header);
 	err = engine_read(&sc->eng, m);
 	if (err)
 		return err;
-	while (!bpf_map_get_next_key(sc->groups_fd, cur, &next)) {
-		struct hist h;
+	keys = malloc(chunk * sizeof(*keys));
+	values = malloc(chunk * vsize);
+	if (!keys || !values) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (!done) {
+		__u32 count = chunk;
 
-		k = next;
-		cur = &k;
-		if (read_value(sc, &k, &h) || !h.count)
+		err = bpf_map_lookup_batch(sc->groups_fd, first ? NULL : &in, &out, keys, values,
+					   &count, NULL);
+		if (err && errno == ENOSPC && !count) {
+			/* one hash bucket holds more keys than a chunk */
+			void *nk = realloc(keys, 2 * chunk * sizeof(*keys)), *nv;
+
+			if (nk)
+				keys = nk;
+			nv = nk ? realloc(values, 2 * chunk * vsize) : NULL;
+			if (!nv) {
+				err = -ENOMEM;
+				goto out;
+			}
+			values = nv;
+			chunk *= 2;
 			continue;
-		err = add_group(sc, m, &k, &h, &truncated);
-		if (err)
-			return err;
+		}
+		if (err && errno != ENOENT) {
+			err = -errno;
+			kd_err("failed to read the group table: %s", strerror(errno));
+			goto out;
+		}
+		done = err;	/* ENOENT: this chunk was the last */
+		err = 0;
+		first = false;
+		in = out;
+		for (__u32 i = 0; i < count; i++) {
+			struct hist h;
+
+			/* Ctrl-C or SIGTERM during a read under the samples (-i
+			 * at a high rate): the run ends after this read, so the
+			 * sampling ends now and the rest of the read runs at
+			 * full speed */
+			if (!(i % 8) && kdist_end_pending())
+				stack_cmd_stop(sc);
+			sum_value(sc, (const char *)values + i * vsize, &h);
+			if (!h.count)
+				continue;
+			err = add_group(sc, m, &keys[i], &h, &truncated);
+			if (err)
+				goto out;
+		}
 	}
 	for (const struct engine_spilled *sp = NULL;
 	     (sp = engine_spilled_next(&sc->eng, sp, &k, sizeof(k)));) {
 		err = add_group(sc, m, &k, sp->h, &truncated);
 		if (err)
-			return err;
+			goto out;
 	}
 	/* not lost, but cut at STACK_DEPTH frames: counted with the losses so
 	 * that no view hides it */
 	measurement_add_drop(m, "stack_truncated", truncated);
-	return 0;
+out:
+	free(keys);
+	free(values);
+	return err;
+}
+
+void stack_cmd_stop(struct stack_cmd *sc)
+{
+	/* the processes still alive are read when their stacks are named */
+	stack_syms_unwatch(sc->syms);
+	engine_links_truncate(&sc->eng.links, 0);
 }
 
 void stack_cmd_cleanup(struct stack_cmd *sc)

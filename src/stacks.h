@@ -120,12 +120,17 @@ void stack_syms_free(struct stack_syms *ss);
 const struct m_stack *stack_syms_stack(struct stack_syms *ss, int id, bool user, pid_t pid);
 
 /* Snapshot the address maps of every process seen in a map of group keys,
- * every 50 ms from a thread, while it lives: a process that exits before the
- * measurement is read (a -c workload) still gets its user frames named.
+ * every 50 ms (or three times as long as the last look took) from a thread,
+ * while it lives: a process that exits before the measurement is read (a
+ * -c workload) still gets its user frames named.
  * pid_offs are the offsets of u32 tgids inside a key of key_size bytes
  * (0 is no process). */
 int stack_syms_watch(struct stack_syms *ss, int keys_fd, size_t key_size,
 		     const size_t *pid_offs, int npids);
+/* Read kernel symbols now (else at the first kernel stack named). */
+void stack_syms_load_kernel(struct stack_syms *ss);
+/* Stop the watch (if any); stack_syms_stack() still reads what it needs. */
+void stack_syms_unwatch(struct stack_syms *ss);
 
 /* Read the maps of every process told in ring buffer notes_fd (struct
  * proc_note, procnote.bpf.h) from the same thread as soon as the note
@@ -158,6 +163,9 @@ void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct s
 int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 		    const struct bpf_map *groups, const struct bpf_map *stacks);
 int stack_cmd_read(struct stack_cmd *sc, struct measurement *m);
+/* The measurement is over: detach the programs and stop the watch, so that
+ * the last read sees a still table and costs the traced system nothing. */
+void stack_cmd_stop(struct stack_cmd *sc);
 void stack_cmd_cleanup(struct stack_cmd *sc);
 #endif /* !__BPF__ */
 

@@ -103,6 +103,60 @@ test_stacks_merged_by_frames() {
 	pass "wide_loop: one group of ${wide//[\[\]]/} of $all samples; 16 full raw stacks shown as $n16 groups"
 }
 
+# At the highest rate the kernel allows (perf_event_max_sample_rate; a
+# cpu-clock period of 10 us at the default 100000 Hz) the samples take most
+# of both CPUs, and two CPU hogs (a busy machine) make every sample walk a
+# stack.  The run still ends at -d and at SIGTERM: it once read its tables
+# under the samples after -d 1 for 15 s to 70 s, and a SIGTERM waited for
+# that read (14 s to 59 s), beside the same two hogs.  Timed from "Tracing"
+# (start-up is not the question); the bounds are generous, as a machine
+# whose other work stalls any process for a second or two still needs a
+# few seconds to print 4,000 stacks.
+test_stacks_profile_max_rate_ends() {
+	local max hogs=() t0 t1 t2 t3 rc1 rc2 pid wd n1 n2 ms1 ms2
+	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	yes >/dev/null & hogs+=($!)
+	yes >/dev/null & hogs+=($!)
+	timeout -s KILL 60 "$KDIST" profile -F "$max" -d 1 -o folded >"$TMP/max.folded" 2>"$TMP/max.err" &
+	pid=$!
+	wait_tracing "$TMP/max.err"
+	t0=$(date +%s%N)
+	wait $pid
+	rc1=$?
+	t1=$(date +%s%N)
+	# to kdist itself: a timeout in between would have to run first
+	"$KDIST" profile -F "$max" -o folded >"$TMP/maxterm.folded" 2>"$TMP/maxterm.err" &
+	pid=$!
+	{ sleep 60; kill -KILL $pid; } 2>/dev/null &
+	wd=$!
+	wait_tracing "$TMP/maxterm.err"
+	sleep 1
+	t2=$(date +%s%N)
+	kill -TERM $pid
+	wait $pid
+	rc2=$?
+	t3=$(date +%s%N)
+	kill $wd
+	wait $wd 2>/dev/null
+	kill "${hogs[@]}"
+	wait "${hogs[@]}" 2>/dev/null
+	if grep -q "failed to open the cpu-clock event" "$TMP/max.err"; then
+		skip "no perf_event sampling here: $(head -1 "$TMP/max.err")"
+		return
+	fi
+	[ $rc1 = 0 ] && [ $rc2 = 0 ] ||
+		{ fail "exit $rc1 (-d 1), $rc2 (SIGTERM): $(tail -1 "$TMP/max.err") $(tail -1 "$TMP/maxterm.err")"; return; }
+	n1=$(folded_sum "$TMP/max.folded" '^yes;')
+	n2=$(folded_sum "$TMP/maxterm.folded" '^yes;')
+	[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || { fail "samples of the hogs: $n1 (-d 1), $n2 (SIGTERM)"; return; }
+	ms1=$(( (t1 - t0) / 1000000 ))
+	ms2=$(( (t3 - t2) / 1000000 ))
+	[ $ms1 -le 10000 ] || { fail "-F $max -d 1 ended $ms1 ms after it started tracing (at most 10 s)"; return; }
+	[ $ms2 -le 10000 ] || { fail "-F $max ended $ms2 ms after SIGTERM (at most 10 s)"; return; }
+	no_leftovers || { fail "$(bpf_leftovers) programs left after the runs"; return; }
+	pass "$max Hz beside two CPU hogs: -d 1 ended $ms1 ms after tracing began, SIGTERM $ms2 ms after it was sent ($n1, $n2 samples of the hogs); nothing left"
+}
+
 # sleeps_bounds TIMES N NS: "LOW HIGH" for the off-CPU time of N sleeps of
 # NS the workload timed in TIMES: a block runs from the switch-out, after
 # the timer is armed, to the switch-in after it fired, so it is never

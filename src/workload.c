@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <sys/wait.h>
@@ -120,6 +121,34 @@ static int cgroup2_mount_private(char *out, size_t len)
 	return 0;
 }
 
+/* Wait until the child sits in its read() of the go pipe.  What it does
+ * before (glibc's bookkeeping after fork, closing the pipe's other end) is
+ * kdist's doing, not the workload's, and on a busy machine the child may
+ * not have run at all by the time the probes are attached: its first
+ * syscalls would be traced (three more than the workload's own).
+ * /proc/PID/syscall names the syscall a task is blocked in ("running"
+ * while it runs); where it cannot be read, kdist does not wait. */
+static void workload_wait_held(pid_t pid)
+{
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	for (int i = 0; i < 5000; i++) {
+		struct timespec ms = { 0, 1000 * 1000 };
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		if (buf[0] >= '0' && buf[0] <= '9' && atol(buf) == SYS_read)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
 int workload_prepare(struct workload *w, const char *cmd, char **argv)
 {
 	char mnt[256], pidbuf[32];
@@ -179,6 +208,7 @@ int workload_prepare(struct workload *w, const char *cmd, char **argv)
 		workload_cleanup(w);
 		return err;
 	}
+	workload_wait_held(w->pid);
 	return 0;
 }
 

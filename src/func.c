@@ -981,8 +981,11 @@ static int attach_fentry(struct func *fp)
 			return -EINTR;
 		why[0] = '\0';
 		err = attach_fentry_one(fp, i, why, sizeof(why));
-		if (err == -ENOMEM)
+		if (err == -ENOMEM) {
+			kd_err("failed to attach %s by fentry: %s", f->name,
+			       why[0] ? why : strerror(ENOMEM));
 			return err;
+		}
 		if (err) {
 			if (fp->kprobes)
 				kd_info("%s: by kprobes, not fentry: %s", f->name, why);

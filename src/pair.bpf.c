@@ -32,6 +32,26 @@ struct {
 	__type(value, struct start_val);
 } task_start SEC(".maps");
 
+/* START times by thread id, where a START keeps nothing but its time (no
+ * --by read at START, no --slower-than, no restarts): the verifier inlines
+ * an array lookup, where a task storage lookup is a helper call (about
+ * 25 ns per event on the benchmark's machine, docs/pair.md).  User space
+ * sizes it (cfg.tid_slots, at most pid_max); a thread whose tid is beyond
+ * it goes to task storage.  A slot is tagged with its thread's start time:
+ * a thread that died between START and END leaves nothing the next owner
+ * of its tid could pair with.  Only a tid's owner writes its slot. */
+struct tid_slot {
+	__u64 ts;
+	__u64 born;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tid_slot);
+} tid_start SEC(".maps");
+
 /* In-flight STARTs matched by tid where task storage is not available to
  * this program type (before Linux 6.2 it was limited to BPF_PROG_TYPE_TRACING
  * and LSM), or matched by event fields. */
@@ -314,14 +334,35 @@ static __always_inline int start_matched(void *ctx, int src, struct task_struct 
  * the storage lookup on both sides: the time measured holds one lookup (the
  * END's), as it would with the clock read first on both sides, and an END
  * of an untraced thread reads no clock at all. */
+/* The tid_start slot of thread cur; NULL when not used or beyond it. */
+static __always_inline struct tid_slot *tid_slot(struct task_struct *cur)
+{
+	__u32 tid = cur->pid;
+
+	if (!cfg.tid_slots || tid >= cfg.tid_slots)
+		return NULL;
+	return bpf_map_lookup_elem(&tid_start, &tid);
+}
+
 static __always_inline int start_thread(void *ctx, int src)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	struct tid_slot *slot;
 	struct start_val *sv;
 	__u64 ts;
 
 	if (task_filtered_out_cur(&cfg.filter, NULL, cur) || !cond_holds(ctx, src, NULL, 0))
 		return 0;
+	slot = tid_slot(cur);
+	if (slot) {
+		__u64 born = cur->start_time;
+
+		if (slot->ts && slot->born == born)
+			drop(DROP_START_REPLACED);
+		slot->born = born;
+		slot->ts = bpf_ktime_get_ns();
+		return 0;
+	}
 	sv = bpf_task_storage_get(&task_start, cur, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!sv) {
 		drop(DROP_STORAGE);
@@ -440,17 +481,43 @@ static __always_inline void end_group(void *ctx, struct group_key *g, int src)
 	g->v[cfg.nby & (PAIR_MAX_BY - 1)] = v;
 }
 
+/* An END by thread whose START is gone or was never seen. */
+static __always_inline int end_no_start(struct task_struct *cur)
+{
+	if (!cfg.orphan_ok && !task_filtered_out_cur(&cfg.filter, NULL, cur))
+		drop(DROP_END_NO_START);
+	return 0;
+}
+
 static __always_inline int end_thread(void *ctx, int src)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct start_val *sv = bpf_task_storage_get(&task_start, cur, 0, 0);
+	struct tid_slot *slot = tid_slot(cur);
+	struct start_val *sv;
 	__u64 ts, delta;
 
-	if (!sv || !sv->ts) {
-		if (!cfg.orphan_ok && !task_filtered_out_cur(&cfg.filter, NULL, cur))
-			drop(DROP_END_NO_START);
+	if (slot) {
+		/* the START kept nothing else (see tid_start) */
+		if (!slot->ts || slot->born != cur->start_time)
+			return end_no_start(cur);
+		ts = bpf_ktime_get_ns();
+		delta = ts - slot->ts;
+		slot->ts = 0;
+		if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
+			return 0;
+		if (cfg.end_by_on) {
+			struct group_key g = {};
+
+			end_group(ctx, &g, src);
+			record(&g, delta);
+		} else {
+			record(NULL, delta);
+		}
 		return 0;
 	}
+	sv = bpf_task_storage_get(&task_start, cur, 0, 0);
+	if (!sv || !sv->ts)
+		return end_no_start(cur);
 	ts = bpf_ktime_get_ns();
 	delta = ts - sv->ts;
 	sv->ts = 0;

@@ -606,6 +606,23 @@ static int print_slow(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Slots of the array of START times by tid (tid_start in pair.bpf.c): one
+ * per possible tid, 16 bytes each, at most TID_SLOTS_MAX (4 MiB); tids
+ * above go to task storage. */
+#define TID_SLOTS_MAX (1u << 18)
+
+static unsigned int tid_slots(void)
+{
+	char *text;
+	long n = 0;
+
+	if (read_file("/proc/sys/kernel/pid_max", &text, NULL) == 0) {
+		n = strtol(text, NULL, 10);
+		free(text);
+	}
+	return n <= 0 ? 0 : n > TID_SLOTS_MAX ? TID_SLOTS_MAX : (unsigned int)n;
+}
+
 static int load(struct pair *p, struct options *o)
 {
 	struct bpf_program *prog;
@@ -623,8 +640,16 @@ static int load(struct pair *p, struct options *o)
 		enum bpf_prog_type t1 = bpf_program__type(side_prog(p, 1));
 
 		p->cfg.task_storage = prog_type_task_storage(t0) && prog_type_task_storage(t1);
-		kd_info("in-flight starts kept in %s", p->cfg.task_storage ? "task storage" :
-			"a tid-keyed hash");
+		if (p->cfg.task_storage && !p->cfg.nby && !p->cfg.slow_ns && !p->cfg.restart)
+			p->cfg.tid_slots = tid_slots();
+		if (p->cfg.tid_slots) {
+			bpf_map__set_max_entries(p->skel->maps.tid_start, p->cfg.tid_slots);
+			kd_info("in-flight starts kept in an array of %u threads, task storage above",
+				p->cfg.tid_slots);
+		} else {
+			kd_info("in-flight starts kept in %s", p->cfg.task_storage ? "task storage" :
+				"a tid-keyed hash");
+		}
 	}
 	for (unsigned int i = 0; i < p->cfg.nby; i++)
 		if (p->cfg.by[i].kind == VAL_KSTACK || p->cfg.by[i].kind == VAL_USTACK)

@@ -56,6 +56,7 @@ struct pair_cfg {
 	struct val_src by[PAIR_MAX_BY];
 	unsigned char thread_key;	/* match by thread, not by fields */
 	unsigned char task_storage;	/* thread starts in task storage */
+	unsigned int tid_slots;		/* ... or in tid_start below this tid */
 	struct task_filter filter;
 	/* Single-event mode: every START is recorded at once, its value is
 	 * `value` (VAL_NONE: 0, a plain count); there is no END. */

@@ -320,3 +320,38 @@ test_no_leftovers_after_exit_and_signals() {
 	no_leftovers || { fail "left over after SIGKILL"; ok=0; }
 	[ $ok = 1 ] && pass "clean after exit, SIGINT, SIGTERM, SIGKILL"
 }
+
+# A START that keeps only its time goes to an array slot by tid (task
+# storage above the array's size), tagged with the thread's start time.
+# tidreuse runs two processes with one tid, 200 ms apart, each making 100
+# getppid calls and then exit_group, whose sys_enter never ends: the second
+# one's first sys_exit must not pair with the first one's exit_group.  Both
+# ways: a tid inside the array, and (pid_max raised above the array's
+# 262,144 slots for the run) a tid above it.
+test_pair_thread_slot_not_inherited() {
+	local pid_max where tid n msg=""
+	pid_max=$(cat /proc/sys/kernel/pid_max)
+	for where in array storage; do
+		if [ $where = storage ] && [ "$pid_max" -le 266240 ]; then
+			echo 266240 >/proc/sys/kernel/pid_max || { fail "cannot raise pid_max"; return; }
+		fi
+		"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit --if 'id == 110' -o json -v \
+			-- "$WL/tidreuse" 0 100 >"$TMP/slot.json" 2>"$TMP/slot.err"
+		"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit --if 'id == 231' -o json \
+			-- "$WL/tidreuse" 0 100 >"$TMP/slot0.json" 2>>"$TMP/slot.err"
+		echo "$pid_max" >/proc/sys/kernel/pid_max
+		tid=$(sed -n 's/^tidreuse: tid \([0-9]*\) twice$/\1/p' "$TMP/slot.err" | tail -1)
+		[ -n "$tid" ] || { fail "$where: no workload: $(cat "$TMP/slot.err")"; return; }
+		grep -q 'kept in an array of 262144 threads\|kept in an array of '"$pid_max"' threads' "$TMP/slot.err" ||
+			{ fail "$where: no tid array: $(grep in-flight "$TMP/slot.err")"; return; }
+		if [ $where = array ] && [ "$tid" -ge "$pid_max" ]; then fail "tid $tid beyond the array"; return; fi
+		if [ $where = storage ] && [ "$tid" -lt 262144 ]; then fail "tid $tid inside the array"; return; fi
+		n=$(json "$TMP/slot.json" 'sum(g["count"] for g in d["groups"])')
+		exact "$n" 200 "$TMP/slot.json" ||
+			{ fail "$where (tid $tid): $n getppid pairs, expected 200 ($(lost "$TMP/slot.json") lost)"; return; }
+		n=$(json "$TMP/slot0.json" 'sum(g["count"] for g in d["groups"])')
+		[ "$n" = 0 ] || { fail "$where (tid $tid): $n exit_group pairs, expected none"; return; }
+		msg+="$where: tid $tid, 200 getppid pairs, no exit_group pair; "
+	done
+	pass "${msg%; }"
+}

@@ -236,9 +236,16 @@ static void write_cost_text(FILE *f, const struct measurement *m)
 	fprintf(f, "cost: %.*g%.*s program runs", i ? 3 : 20, runs, i ? 1 : 0, &sfx[i]);
 	if (c->runs)
 		fprintf(f, ", %.0f ns each", (double)c->run_ns / c->runs);
-	if (m->duration_s > 0)
-		fprintf(f, ", %.2g%% of one CPU over %.3g s",
-			100.0 * c->run_ns / (m->duration_s * 1e9), m->duration_s);
+	if (m->duration_s > 0) {
+		double pct = 100.0 * c->run_ns / (m->duration_s * 1e9);
+
+		/* two digits, but never 1e+02 */
+		if (pct >= 10)
+			fprintf(f, ", %.0f%%", pct);
+		else
+			fprintf(f, ", %.2g%%", pct);
+		fprintf(f, " of one CPU over %.3g s", m->duration_s);
+	}
 	fprintf(f, "; maps %.1f MB\n", c->map_bytes / 1048576.0);
 }
 

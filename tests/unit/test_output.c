@@ -164,6 +164,12 @@ static void test_cost(void)
 	check("cost line", t && strstr(t, "\ncost: 1.5M program runs, 84 ns each, "
 				       "0.9% of one CPU over 14 s; maps 3.0 MB\n"), "%s", t);
 	free(t);
+	a.duration_s = 0.122;
+	t = write_to_string(&a, OUT_TEXT);
+	check("cost share over 10% in plain digits", t && strstr(t, ", 84 ns each, 103% of one CPU "
+				       "over 0.122 s;"), "%s", t);
+	free(t);
+	a.duration_s = 14;
 	j = write_to_string(&a, OUT_JSON);
 	check("cost in JSON", j && strstr(j, "\"cost\":{\"programs\":2,\"map_bytes\":3145728,\"runs\":1500000,"
 				       "\"run_ns\":126000000,\"ns_per_run\":84,"

@@ -5,7 +5,8 @@ Three workloads, each traced by every tool that measures the same thing:
 
   syscalls  a getppid loop; raw_syscalls sys_enter -> sys_exit, filtered to
             the loop's pid: no tracing, the floor (empty programs, as
-            tracepoints and raw tracepoints), kdist pair, kdist syscalls,
+            tracepoints and raw tracepoints; raw tracepoint programs that
+            only read the clock), kdist pair, kdist syscalls,
             libbpf-tools syscount -L, bpftrace hist(); added ns per call.
   offcpu    two threads waking each other through pipes: kdist offcpu
             against libbpf-tools offcputime; added ns per context switch.
@@ -50,6 +51,8 @@ SYSCALLS = {
     "none": None,
     "floor (tracepoint)": (lambda p: [FLOOR, "tp"], b"attached", FLOOR),
     "floor (raw tracepoint)": (lambda p: [FLOOR, "raw"], b"attached", FLOOR),
+    # each program reads the clock once: the least a tool timing the pair pays
+    "floor (raw, clock)": (lambda p: [FLOOR, "clock"], b"attached", FLOOR),
     # the same with BPF run-time statistics on, as kdist keeps them for its cost line
     "floor (raw, statistics)": (lambda p: [FLOOR, "raw", "stats"], b"attached", FLOOR),
     # as people run it: text, no cost shown, so no run-time statistics
@@ -186,6 +189,10 @@ def syscalls_report(sc, doc):
           f"({', '.join(f'{x:.2f}' for x in per_round)}; target <= 1.8: "
           f"{'met' if ratio <= 1.8 else 'NOT met'})")
     print(f"  kdist pair / floor (raw tracepoint)  {kd / fraw:6.2f}   of the medians")
+    fclk = added.get("floor (raw, clock)")
+    if fclk:
+        print(f"  kdist pair / floor (raw, clock)      {kd / fclk:6.2f}   (the two clock reads alone are "
+              f"{fclk / fraw:.2f} x the raw floor)")
     fst = added.get("floor (raw, statistics)")
     if fst:
         print(f"  kdist pair / floor (raw, statistics) {kd / fst:6.2f}   (the statistics alone add "

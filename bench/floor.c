@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* floor tp|raw [stats]: attach two empty programs to raw_syscalls sys_enter
- * and sys_exit (classic or raw tracepoints), say "attached", wait for a
+/* floor tp|raw|clock [stats]: attach two empty programs to raw_syscalls
+ * sys_enter and sys_exit (classic or raw tracepoints; "clock": raw
+ * tracepoints that read the clock once each), say "attached", wait for a
  * signal.  With "stats", BPF run-time statistics are on meanwhile, as they
  * are while kdist runs: their cost alone. */
 #include <signal.h>
@@ -14,7 +15,7 @@ static void nop(int sig) { (void)sig; }
 
 int main(int argc, char **argv)
 {
-	bool raw = argc > 1 && !strcmp(argv[1], "raw");
+	const char *kind = argc > 1 ? argv[1] : "tp";
 	bool stats = argc > 2 && !strcmp(argv[2], "stats");
 	struct floor_bpf *skel = floor_bpf__open();
 	struct bpf_program *p;
@@ -22,7 +23,8 @@ int main(int argc, char **argv)
 	if (!skel)
 		return 1;
 	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, !strncmp(bpf_program__name(p), raw ? "raw_" : "tp_", raw ? 4 : 3));
+		bpf_program__set_autoload(p, !strncmp(bpf_program__name(p), kind, strlen(kind)) &&
+					  bpf_program__name(p)[strlen(kind)] == '_');
 	if (floor_bpf__load(skel) || floor_bpf__attach(skel)) {
 		fprintf(stderr, "floor: failed to load or attach\n");
 		return 1;

@@ -6,7 +6,9 @@
 # Then the added CPU time per call of one traced function (getppid's
 # syscall function on a getppid loop): kdist func, kdist func as built
 # from BENCH_BASE (a checkout of an earlier kdist, built), bpftrace and
-# libbpf-tools funclatency.
+# libbpf-tools funclatency.  kdist goes by fentry for one function; "kdist
+# kprobe.multi" forces the method an earlier build used, so that the two
+# builds are compared on the same hook.  FUNC_BENCH_ROUNDS rounds (3).
 # KDIST_BENCH_FLAVORS picks the kernels (default 6.12; 6.1 has no
 # kprobe.multi, so both tools attach one kprobe per function there).
 # Prints one line per flavor and size.
@@ -120,13 +122,14 @@ per_call() {	# tracer command...; prints the loop's CPU ns per call
 	echo "${r#* }"
 }
 declare -A pc
-tools="none kdist base bpftrace funclatency"
+tools="none kdist kdist-kpm base bpftrace funclatency"
 if [[ $parts == *" call "* ]]; then
-for round in 1 2 3; do
+for round in $(seq "${FUNC_BENCH_ROUNDS:-3}"); do
 	for t in $tools; do
 		case $t in
 		none) v=$(per_call none) ;;
 		kdist) v=$(per_call Tracing build/kdist func $fn -p PID) ;;
+		kdist-kpm) v=$(per_call Tracing build/kdist func $fn --attach kprobe.multi -p PID) ;;
 		base) if [ -x "${BENCH_BASE:-/nonexistent}/build/kdist" ]; then
 			v=$(per_call Tracing "$BENCH_BASE/build/kdist" func $fn -p PID)
 		      else v=""; fi ;;
@@ -139,8 +142,8 @@ for round in 1 2 3; do
 done
 median() { printf '%s\n' $* | grep -v failed | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "n/a"}'; }
 none=$(median ${pc[none]})
-line="func-call $KDIST_VM_FLAVOR $fn, CPU ns per call (median of 3): none $none"
-for t in kdist base bpftrace funclatency; do
+line="func-call $KDIST_VM_FLAVOR $fn, CPU ns per call (median of ${FUNC_BENCH_ROUNDS:-3}): none $none"
+for t in kdist kdist-kpm base bpftrace funclatency; do
 	m=$(median ${pc[$t]:-})
 	line="$line, $t $m (added $(awk -v m="$m" -v n="$none" 'BEGIN { if (m + 0 > 0) printf "%.0f", m - n; else printf "n/a" }'))"
 done

@@ -149,10 +149,8 @@ static int group_key(json_t *g, json_t *by, char **key, char **label)
 
 static size_t key_slot(const struct dmeas *m, const char *key)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = hash_bytes(key, strlen(key));
 
-	for (const char *c = key; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 	for (size_t i = h & (m->isize - 1);; i = (i + 1) & (m->isize - 1))
 		if (!m->index[i] || !strcmp(m->g[m->index[i] - 1].key, key))
 			return i;

@@ -71,11 +71,7 @@ size_t engine_percpu_stride(size_t value_size)
 
 static uint32_t spill_hash(const unsigned char *key, size_t n)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ key[i]) * 16777619u;
-	return h % ENGINE_SPILL_BUCKETS;
+	return hash_bytes(key, n) % ENGINE_SPILL_BUCKETS;
 }
 
 static int spill_take(void *ctx, void *data, size_t size)

@@ -591,23 +591,6 @@ static void put_xml(FILE *f, const char *s, size_t max)
 	}
 }
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	/* FNV's low bits mix poorly: finish with an avalanche step. */
-	h ^= h >> 16;
-	h *= 0x7feb352du;
-	h ^= h >> 15;
-	h *= 0x846ca68bu;
-	h ^= h >> 16;
-	return h;
-}
-
 static bool is_kernel_frame(const char *name)
 {
 	size_t l = strlen(name);
@@ -617,7 +600,7 @@ static bool is_kernel_frame(const char *name)
 
 static void frame_color(const char *name, enum flame_palette pal, int rgb[3])
 {
-	uint32_t h = name_hash(name);
+	uint32_t h = (uint32_t)hash_bytes(name, strlen(name));
 	double a = (h & 0xff) / 255.0;
 	double b = ((h >> 8) & 0xff) / 255.0;
 	double c = ((h >> 16) & 0xff) / 255.0;

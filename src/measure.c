@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "measure.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,24 +8,7 @@
 
 /* ---- interned strings and stacks ---------------------------------------- */
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ c[i]) * 1099511628211ULL;
-	return h;
-}
-
 #define HASH_SEED 1469598103934665603ULL
-
-static uint64_t hash_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* A set of pointers, open addressing; the caller compares entries. */
 struct pool {
@@ -79,7 +63,7 @@ struct str_probe {
 
 static uint64_t str_hash(const void *e)
 {
-	return hash_bytes(HASH_SEED, e, strlen(e));
+	return hash_bytes(e, strlen(e));
 }
 
 static bool str_eq(const void *e, const void *probe)
@@ -97,7 +81,7 @@ const char *m_intern(const char *s, size_t len)
 
 	if (pool_reserve(&strings, str_hash))
 		return NULL;
-	at = pool_find(&strings, hash_bytes(HASH_SEED, s, q.len), str_eq, &q);
+	at = pool_find(&strings, hash_bytes(s, q.len), str_eq, &q);
 	if (*at)
 		return *at;
 	copy = strndup(s, q.len);

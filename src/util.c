@@ -122,6 +122,26 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+uint64_t hash_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+uint64_t hash_bytes(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ c[i]) * 1099511628211ULL;
+	return hash_mix(h);
+}
+
 bool glob_match(const char *pattern, const char *s)
 {
 	return fnmatch(pattern, s, 0) == 0;

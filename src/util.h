@@ -33,6 +33,12 @@ int read_file(const char *path, char **out, size_t *len);
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);
 
+/* A 64-bit hash of len bytes (FNV-1a, finished with hash_mix(): its low
+ * bits are as good as its high ones, for tables that take them). */
+uint64_t hash_bytes(const void *p, size_t len);
+/* Mix the bits of x (the finalizer of MurmurHash3), e.g. to combine hashes. */
+uint64_t hash_mix(uint64_t x);
+
 /* Shell-style glob match (fnmatch without flags). */
 bool glob_match(const char *pattern, const char *s);
 

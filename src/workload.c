@@ -130,20 +130,19 @@ static int cgroup2_mount_private(char *out, size_t len)
  * while it runs); where it cannot be read, kdist does not wait. */
 static void workload_wait_held(pid_t pid)
 {
-	char path[64], buf[128];
+	char path[64], *text;
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
 	for (int i = 0; i < 5000; i++) {
 		struct timespec ms = { 0, 1000 * 1000 };
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		bool done;
 
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
+		if (read_file(path, &text, NULL))
 			return;
-		buf[n] = '\0';
-		if (buf[0] >= '0' && buf[0] <= '9' && atol(buf) == SYS_read)
+		/* empty: not readable like this; a number: blocked in it */
+		done = !text[0] || (text[0] >= '0' && text[0] <= '9' && atol(text) == SYS_read);
+		free(text);
+		if (done)
 			return;
 		nanosleep(&ms, NULL);
 	}

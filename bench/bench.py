@@ -53,6 +53,10 @@ SYSCALLS = {
     "floor (raw tracepoint)": (lambda p: [FLOOR, "raw"], b"attached", FLOOR),
     # each program reads the clock once: the least a tool timing the pair pays
     "floor (raw, clock)": (lambda p: [FLOOR, "clock"], b"attached", FLOOR),
+    # steps towards kdist pair (docs/pair.md): + the current task and -p on it,
+    # + the START time in task storage
+    "floor (clock, thread)": (lambda p: [FLOOR, "thread", str(p)], b"attached", FLOOR),
+    "floor (clock, storage)": (lambda p: [FLOOR, "storage", str(p)], b"attached", FLOOR),
     # the same with BPF run-time statistics on, as kdist keeps them for its cost line
     "floor (raw, statistics)": (lambda p: [FLOOR, "raw", "stats"], b"attached", FLOOR),
     # as people run it: text, no cost shown, so no run-time statistics
@@ -193,6 +197,10 @@ def syscalls_report(sc, doc):
     if fclk:
         print(f"  kdist pair / floor (raw, clock)      {kd / fclk:6.2f}   (the two clock reads alone are "
               f"{fclk / fraw:.2f} x the raw floor)")
+        fthr = added.get("floor (clock, thread)")
+        if fthr:
+            print(f"  kdist pair / floor (clock, thread)   {kd / fthr:6.2f}   (clock reads, current task "
+                  f"and -p alone: {fthr / fraw:.2f} x the raw floor)")
     fst = added.get("floor (raw, statistics)")
     if fst:
         print(f"  kdist pair / floor (raw, statistics) {kd / fst:6.2f}   (the statistics alone add "

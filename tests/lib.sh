@@ -118,6 +118,18 @@ wait_tracing() {
 	return 1
 }
 
+# stop_timed SIG PID: send SIG to PID, a child of this shell, and wait for
+# it; sets STOP_RC (its exit status) and STOP_MS (ms from the signal to its
+# end).  Globals, not output: a $(...) subshell could not wait for it.
+stop_timed() {
+	local t0
+	t0=$(date +%s%N)
+	kill -"$1" "$2"
+	wait "$2"
+	STOP_RC=$?
+	STOP_MS=$((($(date +%s%N) - t0) / 1000000))
+}
+
 # wl_times FILE NAME PYTHON_EXPR: EXPR over v, the sorted durations (ns) a
 # workload reported as NAME to FILE (KDIST_WL_TIMES, tests/workloads/report.h)
 wl_times() {

@@ -263,19 +263,15 @@ test_trace_max_rate() {
 # are read one after the other) and of a millisecond after it, here at
 # most 50 ms' worth.
 test_trace_flood_drops_and_stays_responsive() {
-	local pid t0 t1 rc
+	local pid
 	"$KDIST" trace syscalls:sys_enter_getppid -o json -- "$WL/getppid_loop" 100000000 \
 		>"$TMP/flood.json" 2>"$TMP/flood.err" &
 	pid=$!
 	wait_tracing "$TMP/flood.err" || { kill $pid; wait $pid; fail "not attached"; return; }
 	sleep 2
-	t0=$(date +%s%N)
-	kill -INT $pid
-	wait $pid
-	rc=$?
-	t1=$(date +%s%N)
-	[ $rc = 0 ] || { fail "exit $rc: $(cat "$TMP/flood.err")"; return; }
-	[ $(((t1 - t0) / 1000000)) -lt 3000 ] || { fail "took $(((t1 - t0) / 1000000)) ms to end after SIGINT"; return; }
+	stop_timed INT $pid
+	[ $STOP_RC = 0 ] || { fail "exit $STOP_RC: $(cat "$TMP/flood.err")"; return; }
+	[ $STOP_MS -lt 3000 ] || { fail "took $STOP_MS ms to end after SIGINT"; return; }
 	local msg
 	msg=$(json "$TMP/flood.json" "
 (lambda n, m, c: 'ok' if m['drops']['output_dropped'] > 0
@@ -284,7 +280,7 @@ test_trace_flood_drops_and_stays_responsive() {
  len([x for x in docs if isinstance(x, dict) and 'event' in x]), d, d['groups'][0]['count'])")
 	[ "$msg" = ok ] || { fail "$msg"; return; }
 	no_leftovers || { fail "BPF programs left behind"; return; }
-	pass "ended $(((t1 - t0) / 1000000)) ms after SIGINT; $(json "$TMP/flood.json" 'd["drops"]["output_dropped"]') events dropped of $(json "$TMP/flood.json" 'd["groups"][0]["count"]')"
+	pass "ended $STOP_MS ms after SIGINT; $(json "$TMP/flood.json" 'd["drops"]["output_dropped"]') events dropped of $(json "$TMP/flood.json" 'd["groups"][0]["count"]')"
 }
 
 # func's user functions: the 3 long_sleep calls, by their function; a

@@ -304,15 +304,26 @@ def main():
     groups_bench()
     if "groups" in PARTS:
         live_groups_bench(doc)
-    # the VM part (kernel functions) loads nothing on this machine
+    # the VM part (kernel functions) loads nothing on this machine; the
+    # lines of these scripts go to the JSON as they are
     if "vm" in PARTS:
-        subprocess.call([os.path.join(TOP, "bench/func-attach.sh")])
-    sys.stdout.flush()
+        doc["vm"] = script_lines("bench/func-attach.sh")
     if "uprobe" in PARTS:
-        subprocess.call([os.path.join(TOP, "bench/uprobe-attach.sh")])
+        doc["uprobe"] = script_lines("bench/uprobe-attach.sh")
     with open(OUT, "w") as f:
         json.dump(doc, f, indent=1)
     print(f"\nfigures written to {OUT}")
+
+
+def script_lines(script):
+    """Run a bench script, printing its lines as they come; returns them."""
+    sys.stdout.flush()
+    lines = []
+    with subprocess.Popen([os.path.join(TOP, script)], stdout=subprocess.PIPE, text=True) as p:
+        for line in p.stdout:
+            print(line, end="", flush=True)
+            lines.append(line.rstrip("\n"))
+    return lines
 
 
 def btf_size(obj, struct):

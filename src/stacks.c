@@ -173,10 +173,12 @@ static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
 }
 
 /* Read pid's maps the first time, and again when it has run exec since;
- * told, also when it was gone at the first look (the pid is in use now).
- * Called with the lock held. */
+ * told (a note from the programs: a new address space), read them again in
+ * any case, also when it was gone at the first look (the pid is in use
+ * now).  Called with the lock held. */
 static void proc_watch(struct stack_syms *ss, pid_t pid, bool told)
 {
+	bool known = proc_find(ss, pid);
 	struct proc *p = proc_get(ss, pid);
 	struct proc_syms *syms;
 	dev_t dev;
@@ -184,8 +186,11 @@ static void proc_watch(struct stack_syms *ss, pid_t pid, bool told)
 
 	if (!p || (!p->syms && !told))
 		return;
-	if (!exe_of(pid, &dev, &ino) ||
-	    (p->syms && dev == p->exe_dev && ino == p->exe_ino))
+	/* a note is a new address space: read again even when the program
+	 * is the same one (an exec of it, or maps read while it was being
+	 * exec'd), unless proc_get() has just read it */
+	if (told ? known == false && p->syms :
+	    !exe_of(pid, &dev, &ino) || (p->syms && dev == p->exe_dev && ino == p->exe_ino))
 		return;
 	pthread_mutex_unlock(&ss->lock);
 	syms = load_now(pid, &dev, &ino);

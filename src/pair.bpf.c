@@ -286,6 +286,7 @@ static __always_inline void slow_who(void *ctx, struct slow_start *w, struct tas
 	}
 	w->kstack = w->ustack = STACK_NONE;
 	if (with_stacks) {
+		w->stack_tgid = bpf_get_current_pid_tgid() >> 32;
 		w->kstack = bpf_get_stackid(ctx, &stacks, 0);
 		w->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		proc_tell();
@@ -309,6 +310,7 @@ static __always_inline void slow_emit(void *ctx, const struct slow_start *w,
 	e->delta = delta;
 	e->start = *w;
 	if (cfg.slow_stack == SLOW_STACK_END) {
+		e->start.stack_tgid = bpf_get_current_pid_tgid() >> 32;
 		e->start.kstack = bpf_get_stackid(ctx, &stacks, 0);
 		e->start.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		proc_tell();

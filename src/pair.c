@@ -600,7 +600,7 @@ static int print_slow(void *ctx, void *data, size_t size)
 	}
 	if (p->cfg.slow_stack) {
 		events_stack(f, "kstack", stack_syms_stack(p->syms, w->kstack, false, 0));
-		events_stack(f, "ustack", stack_syms_stack(p->syms, w->ustack, true, w->id >> 32));
+		events_stack(f, "ustack", stack_syms_stack(p->syms, w->ustack, true, w->stack_tgid));
 	}
 	events_end(f);
 	return 0;

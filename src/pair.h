@@ -96,6 +96,8 @@ struct match_key {
 struct slow_start {
 	unsigned long long id;		/* tgid << 32 | tid of the START's task */
 	int kstack, ustack;		/* --stack: stack ids, or -errno */
+	unsigned int stack_tgid;	/* the process the stacks were taken in:
+					 * current, not a START's subject */
 	char comm[PAIR_STR_LEN];
 };
 

@@ -416,3 +416,26 @@ test_oncpu_offcpu_dist_vs_cpudist() {
 	[ "$long" -ge 1 ] || { fail "$off off-CPU periods, none near 10 ms, for 30 sleeps of 10 ms"; return; }
 	pass "off-CPU periods: kdist $off = cpudist -O $peer ($long in the 10 ms buckets); on-CPU periods $on"
 }
+
+# --stack on a recipe whose START is about another task (runq: the woken
+# one): the stacks are the waker's, taken in the waker's process, and its
+# user frames are named from the waker's program.  waker 10 2 cat: cat, a
+# process of its own, woken 10 times by pipe writes from waker_loop().
+test_slower_than_stack_of_another_task() {
+	"$KDIST" runq --slower-than 1ns --stack -o json -c "$WL/waker 10 2 cat" \
+		>"$TMP/xw.json" 2>"$TMP/xw.err" || { fail "exit $?: $(tail -1 "$TMP/xw.err")"; return; }
+	local msg
+	msg=$(python3 - "$TMP/xw.json" <<-'PY'
+	import json, sys
+	ev = [json.loads(l) for l in open(sys.argv[1]) if '"event":"slow"' in l]
+	pipe = [e for e in ev if e["comm"] == "cat" and
+	        any(f in ("pipe_write", "anon_pipe_write") for f in e.get("kstack", []))]
+	bad = [e["ustack"] for e in pipe if "waker_loop" not in e.get("ustack", [])]
+	if not pipe or bad:
+	    print(f"{len(pipe)} wakeups of cat by a pipe write, {len(bad)} without waker_loop: {bad[:1]}")
+	    sys.exit(1)
+	print(f"{len(pipe)} wakeups of cat by a pipe write, each under waker_loop in the waker's user stack")
+	PY
+	) || { fail "$msg"; return; }
+	pass "$msg"
+}

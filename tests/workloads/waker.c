@@ -4,10 +4,16 @@
  * N * MS ms off CPU, each time woken from waker_loop() (through poke(),
  * which keeps waker_loop visible to frame-pointer unwinding across the
  * libc write wrapper).  The wakee's lifetime, from its start to its last
- * read's return, goes to $KDIST_WL_TIMES as "wakee NS" (report.h). */
+ * read's return, goes to $KDIST_WL_TIMES as "wakee NS" (report.h).
+ * waker N MS cat: the wakee is cat(1) in a process of its own, reading the
+ * pipe to its end (the waker and the wakee are different programs); no
+ * times are reported. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +63,22 @@ int main(int argc, char **argv)
 		return 2;
 	n = atol(argv[1]);
 	ms = atol(argv[2]);
+	if (argc > 3 && !strcmp(argv[3], "cat")) {
+		pid_t cat = fork();
+
+		if (cat == 0) {
+			dup2(fds[0], 0);
+			dup2(open("/dev/null", O_WRONLY), 1);
+			close(fds[0]);
+			close(fds[1]);
+			execlp("cat", "cat", (char *)NULL);
+			_exit(127);
+		}
+		close(fds[0]);
+		waker_loop(NULL);
+		close(fds[1]);
+		return waitpid(cat, NULL, 0) == cat ? 0 : 1;
+	}
 	wl_report_open();
 	pthread_create(&b, NULL, wakee_loop, NULL);
 	pthread_create(&a, NULL, waker_loop, NULL);

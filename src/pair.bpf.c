@@ -495,44 +495,36 @@ static __always_inline int end_thread(void *ctx, int src)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tid_slot *slot = tid_slot(cur);
-	struct start_val *sv;
-	__u64 ts, delta;
+	struct start_val *sv = NULL;	/* NULL: the START is in slot */
+	__u64 ts, delta, *start;
 
 	if (slot) {
-		/* the START kept nothing else (see tid_start) */
-		if (!slot->ts || slot->born != cur->start_time)
+		/* the START kept nothing but its time (see tid_start) */
+		if (slot->born != cur->start_time)
 			return end_no_start(cur);
-		ts = bpf_ktime_get_ns();
-		delta = ts - slot->ts;
-		slot->ts = 0;
-		if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
-			return 0;
-		if (cfg.end_by_on) {
-			struct group_key g = {};
-
-			end_group(ctx, &g, src);
-			record(&g, delta);
-		} else {
-			record(NULL, delta);
-		}
-		return 0;
+		start = &slot->ts;
+	} else {
+		sv = bpf_task_storage_get(&task_start, cur, 0, 0);
+		if (!sv)
+			return end_no_start(cur);
+		start = &sv->ts;
 	}
-	sv = bpf_task_storage_get(&task_start, cur, 0, 0);
-	if (!sv || !sv->ts)
+	if (!*start)
 		return end_no_start(cur);
 	ts = bpf_ktime_get_ns();
-	delta = ts - sv->ts;
-	sv->ts = 0;
+	delta = ts - *start;
+	*start = 0;
 	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
 		return 0;
 	if (cfg.nby || cfg.end_by_on || cfg.slow_ns) {
 		struct group_key g = {};
 		struct match_key k = {};	/* by thread: no key fields */
 
-		if (cfg.nby)
+		if (cfg.nby && sv)
 			g = sv->group;
 		end_group(ctx, &g, src);
-		slow_emit(ctx, &sv->slow, &k, &g, ts, delta);
+		if (sv)
+			slow_emit(ctx, &sv->slow, &k, &g, ts, delta);
 		record(&g, delta);
 	} else {
 		record(NULL, delta);	/* no key to build */

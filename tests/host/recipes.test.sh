@@ -164,11 +164,17 @@ test_recipe_irq() {
 	out1=$(irq_total)
 	ours=$(json "$TMP/irq.json" "sum(g['count'] for g in d['groups'])")
 	[ $((in1 - in0)) -ge 5 ] || { skip "only $((in1 - in0)) device interrupts while attached"; return; }
-	[ "$ours" -ge $((in1 - in0)) ] && [ "$ours" -le $((out1 - out0)) ] ||
-		{ fail "kdist irq $ours handler runs, /proc/interrupts says $((in1 - in0))..$((out1 - out0))"; return; }
+	# /proc/interrupts bounds the handler runs from above only: its counts
+	# are not a promise that the irq_handler_entry tracepoint fires for
+	# each (on this machine, with the tier's load beside it, kdist saw
+	# 1-2 fewer runs of the disk's IRQ than counted in the window, with
+	# nothing lost or unmatched, and bpftrace's own tracepoint count fell
+	# 6 short of 303).  Nine in ten is the floor here.
+	[ "$ours" -ge $(((in1 - in0) * 9 / 10)) ] && [ "$ours" -le $((out1 - out0)) ] ||
+		{ fail "kdist irq $ours handler runs, /proc/interrupts says $((in1 - in0))..$((out1 - out0)); drops $(json "$TMP/irq.json" 'd["drops"]')"; return; }
 	json "$TMP/irq.json" "all(':' in g['by']['irq'] for g in d['groups'])" | grep -q True ||
 		{ fail "IRQ not named: $(json "$TMP/irq.json" "[g['by'] for g in d['groups']]")"; return; }
-	pass "$ours handler runs, /proc/interrupts brackets $((in1 - in0))..$((out1 - out0))"
+	pass "$ours handler runs, /proc/interrupts says $((in1 - in0))..$((out1 - out0))"
 }
 
 test_recipe_softirq() {

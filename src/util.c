@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -112,6 +114,108 @@ out:
 	if (err)
 		free(buf);
 	return err;
+}
+
+int read_input(const char *path, size_t max, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	struct stat st;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	/* O_NONBLOCK: opening a FIFO that has no writer does not wait */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && (size_t)st.st_size > max) {
+		err = -EFBIG;
+		goto out;
+	}
+	if (!(buf = malloc(cap))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			size_t ncap = cap * 2 > max + 2 ? max + 2 : cap * 2;
+			char *nb = realloc(buf, ncap);
+
+			if (!nb) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EAGAIN) {
+			int p = poll(&pfd, 1, INPUT_IDLE_MS);
+
+			if (p == 0) {
+				err = -ETIMEDOUT;
+				goto out;
+			}
+			if (p < 0 && errno != EINTR) {
+				err = -errno;
+				goto out;
+			}
+			continue;
+		}
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += r;
+		if (n > max) {
+			err = -EFBIG;
+			goto out;
+		}
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+out:
+	close(fd);
+	if (err)
+		free(buf);
+	return err;
+}
+
+const char *read_input_strerror(int err, size_t max)
+{
+	static __thread char msg[96];
+
+	switch (err) {
+	case -EFBIG:
+		if (max >= 1 << 20)
+			snprintf(msg, sizeof(msg), "larger than %zu MiB", max >> 20);
+		else
+			snprintf(msg, sizeof(msg), "larger than %zu KiB", max >> 10);
+		return msg;
+	case -EINVAL:
+		return "not a regular file or a pipe";
+	case -ETIMEDOUT:
+		snprintf(msg, sizeof(msg), "nothing to read for %d s", INPUT_IDLE_MS / 1000);
+		return msg;
+	default:
+		return strerror(-err);
+	}
 }
 
 uint64_t now_ns(void)

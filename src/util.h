@@ -30,6 +30,17 @@ void kd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * malloc'd buffer.  Returns 0 or -errno. */
 int read_file(const char *path, char **out, size_t *len);
 
+/* Read a file a user names (a config, a saved measurement, folded stacks)
+ * with bounds that hostile input cannot get past: at most max bytes (-EFBIG
+ * beyond), regular files and pipes only (-EINVAL for devices, sockets and
+ * directories: /dev/zero never ends), and a pipe or FIFO that sends nothing
+ * for INPUT_IDLE_MS gives -ETIMEDOUT instead of blocking forever (a FIFO
+ * with no writer included).  Same result as read_file otherwise. */
+#define INPUT_IDLE_MS 10000
+int read_input(const char *path, size_t max, char **out, size_t *len);
+/* The reason for read_input's error, for "failed to read FILE: <reason>". */
+const char *read_input_strerror(int err, size_t max);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);
 

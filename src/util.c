@@ -218,6 +218,113 @@ const char *read_input_strerror(int err, size_t max)
 	}
 }
 
+/* The length of the valid, printable UTF-8 sequence at s (at most len
+ * bytes), or 0 when the byte at s must be escaped. */
+static size_t utf8_printable(const unsigned char *s, size_t len)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 && s[0] != 0x7f && s[0] != '\\';
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF, C1 controls */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || (cp >= 0x80 && cp < 0xa0))
+		return 0;
+	return n;
+}
+
+bool text_is_safe(const char *s, size_t len)
+{
+	for (size_t i = 0, n; i < len; i += n)
+		if (!(n = utf8_printable((const unsigned char *)s + i, len - i)))
+			return false;
+	return true;
+}
+
+size_t text_escape(char *dst, size_t size, const char *src, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t out = 0, n;
+	bool room = size > 0;
+
+	for (size_t i = 0; i < len; i += n) {
+		char esc[5];
+		const char *piece = (const char *)s + i;
+		size_t plen;
+
+		n = utf8_printable(s + i, len - i);
+		if (n) {
+			plen = n;
+		} else {
+			n = 1;
+			if (s[i] == '\\')
+				piece = "\\\\", plen = 2;
+			else
+				snprintf(esc, sizeof(esc), "\\x%02x", s[i]), piece = esc, plen = 4;
+		}
+		if (room && out + plen < size)
+			memcpy(dst + out, piece, plen);
+		else if (room) {
+			dst[out] = '\0';
+			room = false;
+		}
+		out += plen;
+	}
+	if (room)
+		dst[out] = '\0';
+	return out;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+long text_unescape(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r; r++) {
+		if (*r != '\\') {
+			*w++ = *r;
+			continue;
+		}
+		if (r[1] == '\\') {
+			*w++ = '\\';
+			r++;
+		} else if (r[1] == 'x' && hexval(r[2]) >= 0 && hexval(r[3]) >= 0) {
+			*w++ = (char)(hexval(r[2]) << 4 | hexval(r[3]));
+			r += 3;
+		} else {
+			return -EINVAL;
+		}
+	}
+	*w = '\0';
+	return w - s;
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -41,6 +41,22 @@ int read_input(const char *path, size_t max, char **out, size_t *len);
 /* The reason for read_input's error, for "failed to read FILE: <reason>". */
 const char *read_input_strerror(int err, size_t max);
 
+/* Names are data, never markup or control.  What traced processes choose
+ * (their comm, the files they open, symbols of their binaries, cgroup paths)
+ * reaches every view through text_escape(): valid, printable UTF-8 stays as
+ * it is; a backslash becomes "\\"; every other byte (control characters,
+ * DEL, C1 controls, bytes that are not valid UTF-8) becomes "\xHH".  The
+ * result is valid UTF-8 free of control characters, and text_unescape()
+ * turns it back into the original bytes.  Writes at most size - 1 bytes and
+ * a NUL (never a partial escape); returns the length it needed (as
+ * snprintf does), so a result >= size means it was cut. */
+size_t text_escape(char *dst, size_t size, const char *src, size_t len);
+/* True when s needs no escaping (the common case: views skip the copy). */
+bool text_is_safe(const char *s, size_t len);
+/* The inverse of text_escape, in place; returns the length of the bytes
+ * (which may hold a NUL), or -EINVAL for a malformed escape. */
+long text_unescape(char *s);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);
 

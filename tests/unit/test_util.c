@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util.c: text_escape/text_unescape on the names hostile processes choose,
+ * and read_input's bounds on hostile files. */
+#include "check.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void escape_case(const char *name, const char *in, size_t len, const char *want)
+{
+	char out[256], back[256];
+	size_t n = text_escape(out, sizeof(out), in, len);
+	long m;
+
+	check(name, n == strlen(want) && !strcmp(out, want), "got '%s' (%zu), want '%s'", out, n, want);
+	/* the escaped text is printable UTF-8: safe once its escapes' own
+	 * backslashes are set aside */
+	strcpy(back, out);
+	for (char *p = back; (p = strchr(p, '\\')); )
+		*p = '/';
+	check(name, text_is_safe(back, n), "'%s' is not printable UTF-8", out);
+	check(name, text_is_safe(in, len) == (n == len && !memcmp(in, want, len)),
+	      "text_is_safe disagrees with text_escape");
+	strcpy(back, out);
+	m = text_unescape(back);
+	check(name, m == (long)len && !memcmp(back, in, len), "round trip gave %ld bytes", m);
+}
+
+static void test_escape(void)
+{
+	escape_case("escape_plain", "bash", 4, "bash");
+	escape_case("escape_utf8_kept", "caf\xc3\xa9 \xe2\x82\xac", 9, "caf\xc3\xa9 \xe2\x82\xac");
+	escape_case("escape_invalid_byte", "\xff" "bad", 4, "\\xffbad");
+	escape_case("escape_terminal_controls", "\x1b]0;pwned\x07\r\n", 12, "\\x1b]0;pwned\\x07\\x0d\\x0a");
+	escape_case("escape_backslash", "a\\xff", 5, "a\\\\xff");
+	escape_case("escape_del_and_c1", "\x7f\xc2\x9b", 3, "\\x7f\\xc2\\x9b");
+	escape_case("escape_overlong", "\xc0\xaf", 2, "\\xc0\\xaf");
+	escape_case("escape_surrogate", "\xed\xa0\x80", 3, "\\xed\\xa0\\x80");
+	escape_case("escape_truncated_sequence", "\xe2\x82", 2, "\\xe2\\x82");
+	escape_case("escape_nul", "a\0b", 3, "a\\x00b");
+}
+
+static void test_escape_cut(void)
+{
+	char out[6];
+	size_t n = text_escape(out, sizeof(out), "ab\xff" "cd", 5);
+
+	/* "ab\xffcd" needs 8; only "ab" fits whole before the escape */
+	check("escape_cut_never_partial", n == 8 && !strcmp(out, "ab"), "got '%s' (%zu)", out, n);
+	{
+		char s[] = "a\\q";
+
+		check("unescape_malformed", text_unescape(s) == -EINVAL, NULL);
+	}
+}
+
+static void test_read_input(void)
+{
+	char dir[] = "/tmp/kdist-test-util.XXXXXX", path[64], *buf = NULL;
+	size_t len = 0;
+	int fd, err;
+
+	if (!mkdtemp(dir)) {
+		check("read_input_setup", 0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/f", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	check("read_input_setup", fd >= 0 && write(fd, "0123456789", 10) == 10, NULL);
+	close(fd);
+	err = read_input(path, 10, &buf, &len);
+	check("read_input_regular", !err && len == 10 && !strcmp(buf, "0123456789"), "err %d", err);
+	free(buf);
+	check("read_input_too_big", read_input(path, 9, &buf, &len) == -EFBIG, NULL);
+	check("read_input_device", read_input("/dev/zero", 1 << 20, &buf, &len) == -EINVAL, NULL);
+	check("read_input_directory", read_input(dir, 1 << 20, &buf, &len) == -EISDIR, NULL);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_escape();
+	test_escape_cut();
+	test_read_input();
+	return check_done();
+}

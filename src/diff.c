@@ -318,15 +318,15 @@ static int pick_doc(void *ctx, json_t *doc, const char *text, size_t len)
 	return add_doc(p->m, doc);
 }
 
-/* Every document of PATH (one, or JSON Lines from -i), or only the one of
- * interval `pick` (> 0). */
-static int read_meas(struct dmeas *m, const char *path, int pick)
+/* Every document of PATH's text (one, or JSON Lines from -i), or only the
+ * one of interval `pick` (> 0). */
+static int read_meas(struct dmeas *m, const char *path, const char *text, size_t len, int pick)
 {
 	struct pick p = { m, pick };
 	int err;
 
 	m->path = path;
-	err = json_docs_read(path, 0, pick_doc, &p);
+	err = json_docs_parse(path, text, len, 0, pick_doc, &p);
 	if (!err && !m->intervals) {
 		kd_err("bad --interval %d: %s has no such interval", pick, path);
 		err = -EINVAL;
@@ -910,17 +910,13 @@ static void write_markdown(FILE *f, const struct diff *d)
 /* ---- folded stacks ---- */
 
 /* A file of folded stacks, not JSON: its first character is not '{'. */
-static bool is_folded(const char *path)
+static bool is_folded(const char *text, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	int c = EOF;
+	size_t i = 0;
 
-	if (!f)
-		return false;	/* said when it is read */
-	while ((c = fgetc(f)) != EOF && strchr(" \t\r\n", c))
-		;
-	fclose(f);
-	return c != EOF && c != '{';
+	while (i < len && strchr(" \t\r\n", text[i]))
+		i++;
+	return i < len && text[i] != '{';
 }
 
 struct stack_share {
@@ -1016,7 +1012,7 @@ static int write_stack_top(FILE *out, struct flame *fl[2], const char *path[2], 
 
 /* BASE and NEW as folded stacks: the stacks that changed most, or a
  * differential flame graph (-o svg). */
-static int diff_folded(struct options *o, FILE *out)
+static int diff_folded(struct options *o, char *const text[2], const size_t len[2], FILE *out)
 {
 	const char *path[2] = { o->args[0], o->args[1] };
 	struct flame *fl[2] = { flame_new(), flame_new() };
@@ -1030,9 +1026,8 @@ static int diff_folded(struct options *o, FILE *out)
 	for (int k = 0; k < 2 && !err; k++) {
 		FILE *f;
 
-		if (!fl[k] || !(f = fopen(path[k], "r"))) {
-			err = fl[k] ? -errno : -ENOMEM;
-			kd_err("failed to read %s: %s", path[k], strerror(-err));
+		if (!fl[k] || !(f = fmemopen(text[k], len[k], "r"))) {
+			err = -ENOMEM;
 			break;
 		}
 		err = flame_parse_folded(fl[k], f);
@@ -1061,6 +1056,9 @@ static int run(struct options *o)
 	struct diff d = { .alpha = o->alpha ? o->alpha : 0.01,
 			  .min_change = o->min_change_set ? o->min_change : 5 };
 	char *rules = o->fail_on ? strdup(o->fail_on) : NULL;
+	char *text[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	bool folded[2];
 	int pick = 0, err = 0;
 	FILE *out = stdout;
 
@@ -1077,20 +1075,27 @@ static int run(struct options *o)
 			goto bad;
 		}
 	}
-	if (is_folded(o->args[0]) != is_folded(o->args[1])) {
+	/* read once, bounded: /dev/zero or a FIFO without a writer never ends */
+	for (int k = 0; k < 2; k++) {
+		err = doc_read(o->args[k], &text[k], &len[k]);
+		if (err)
+			goto bad;
+		folded[k] = is_folded(text[k], len[k]);
+	}
+	if (folded[0] != folded[1]) {
 		kd_err("bad comparison: different formats: BASE %s, NEW %s",
-		       is_folded(o->args[0]) ? "folded stacks" : "a JSON measurement",
-		       is_folded(o->args[1]) ? "folded stacks" : "a JSON measurement");
+		       folded[0] ? "folded stacks" : "a JSON measurement",
+		       folded[1] ? "folded stacks" : "a JSON measurement");
 		err = -EINVAL;
 		goto bad;
 	}
-	if (is_folded(o->args[0])) {
+	if (folded[0]) {
 		if (o->output && !(out = fopen(o->output, "w"))) {
 			err = -errno;
 			kd_err("failed to open '%s': %s", o->output, strerror(errno));
 			goto bad;
 		}
-		err = diff_folded(o, out);
+		err = diff_folded(o, text, len, out);
 		goto written;
 	}
 	if (o->view.format != OUT_TEXT && o->view.format != OUT_JSON &&
@@ -1102,8 +1107,8 @@ static int run(struct options *o)
 	}
 	if (rules && (err = parse_rules(&d, rules)))
 		goto bad;
-	err = read_meas(&d.m[0], o->args[0], pick) ?: read_meas(&d.m[1], o->args[1], pick) ?:
-	      check_match(&d);
+	err = read_meas(&d.m[0], o->args[0], text[0], len[0], pick) ?:
+	      read_meas(&d.m[1], o->args[1], text[1], len[1], pick) ?: check_match(&d);
 	if (err)
 		goto bad;
 	err = compare(&d);
@@ -1135,6 +1140,8 @@ bad:
 	free_meas(&d.m[0]);
 	free_meas(&d.m[1]);
 	free(rules);
+	free(text[0]);
+	free(text[1]);
 	/* the exit status itself: CI reads 1 as "regressed", 2 as "could not tell" */
 	return err ? EXIT_BAD : d.failed ? EXIT_FAILED : 0;
 }

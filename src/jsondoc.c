@@ -42,17 +42,11 @@ int json_docs_parse(const char *name, const char *text, size_t len, size_t flags
 	return err;
 }
 
-int json_docs_read(const char *path, size_t flags, json_doc_fn fn, void *ctx)
+int doc_read(const char *path, char **text, size_t *len)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int err = read_file(path, &text, &len);
+	int err = read_input(path, DOC_INPUT_MAX, text, len);
 
-	if (err) {
-		kd_err("failed to read %s: %s", path, strerror(-err));
-		return err;
-	}
-	err = json_docs_parse(path, text, len, flags, fn, ctx);
-	free(text);
+	if (err)
+		kd_err("failed to read %s: %s", path, read_input_strerror(err, DOC_INPUT_MAX));
 	return err;
 }

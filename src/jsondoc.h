@@ -8,6 +8,15 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* Saved measurements, comparisons and folded stacks that diff and report
+ * read: at most this many bytes (read_input's other bounds too: regular
+ * files and pipes only, an idle pipe times out).  Ten times the largest
+ * -o json seen in practice, and what their memory is a small multiple of
+ * (docs/diff.md). */
+#define DOC_INPUT_MAX ((size_t)256 << 20)
+/* Read a document a user names with those bounds; one line on error. */
+int doc_read(const char *path, char **text, size_t *len);
+
 /* Called for each document: doc as parsed, text its bytes in the input.
  * 0 to go on, a negative errno to stop with it. */
 typedef int (*json_doc_fn)(void *ctx, json_t *doc, const char *text, size_t len);
@@ -19,7 +28,5 @@ typedef int (*json_doc_fn)(void *ctx, json_t *doc, const char *text, size_t len)
  * jansson's signed integers cannot hold. */
 int json_docs_parse(const char *name, const char *text, size_t len, size_t flags,
 		    json_doc_fn fn, void *ctx);
-/* Same for the file at path. */
-int json_docs_read(const char *path, size_t flags, json_doc_fn fn, void *ctx);
 
 #endif

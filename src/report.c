@@ -3,6 +3,7 @@
  * Lines of intervals) or comparison (kdist diff -o json) as the HTML page
  * -o html writes while measuring.  Nothing is loaded: it reads a file. */
 #include "html.h"
+#include "jsondoc.h"
 #include "kdist.h"
 #include "util.h"
 
@@ -26,11 +27,9 @@ static int run(struct options *o)
 		kd_err("bad output format for report: expected html");
 		return -EINVAL;
 	}
-	err = read_file(o->args[0], &text, &len);
-	if (err) {
-		kd_err("failed to read %s: %s", o->args[0], strerror(-err));
+	err = doc_read(o->args[0], &text, &len);
+	if (err)
 		return err;
-	}
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		err = -errno;
 		kd_err("failed to open '%s': %s", o->output, strerror(errno));

@@ -379,3 +379,43 @@ with open(sys.argv[2], "w") as f:
 		{ fail "100 intervals of 1,000 groups not summed: $(json "$TMP/many.json" 'd["groups"][0]')"; return; }
 	pass "bytes in KiB/MiB; 100 intervals x 1,000 groups summed in $t ms"
 }
+
+# Inputs that never end or never come: one line, a non-zero exit, at once
+# (a pipe that stays open and silent: after read_input's 10 s idle bound).
+# Before: diff and report blocked or spun on each, report /dev/zero ate
+# memory until refused.
+test_diff_report_inputs_that_never_end() {
+	local a=$DIFF_DATA/sleep1-a.json bad=0 rc t0 t cmd w
+	mkfifo "$TMP/nowriter" "$TMP/idle"
+	truncate -s 300M "$TMP/huge.json"
+	while IFS='|' read -r cmd want; do
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2086
+		timeout 60 "$KDIST" $cmd >/dev/null 2>"$TMP/err"; rc=$?
+		t=$((($(date +%s%N) - t0) / 1000000))
+		if [ $rc = 0 ] || [ $rc = 124 ] || [ "$(wc -l <"$TMP/err")" != 1 ] ||
+		   ! grep -q -- "$want" "$TMP/err" || [ $t -gt 5000 ]; then
+			echo "  kdist $cmd: exit $rc after $t ms, said '$(cat "$TMP/err")'"; bad=$((bad + 1))
+		fi
+	done <<EOF2
+diff $a /dev/zero|failed to read /dev/zero: not a regular file or a pipe
+diff /dev/zero $a|failed to read /dev/zero: not a regular file or a pipe
+diff $a $TMP/nowriter|bad measurement $TMP/nowriter: empty
+diff $a $TMP/huge.json|failed to read $TMP/huge.json: larger than 256 MiB
+diff $a $TMP|failed to read $TMP: Is a directory
+report /dev/zero|failed to read /dev/zero: not a regular file or a pipe
+report $TMP/nowriter|bad measurement $TMP/nowriter: empty
+report $TMP/huge.json|failed to read $TMP/huge.json: larger than 256 MiB
+EOF2
+	# a writer that holds the pipe open and sends nothing
+	sleep 30 >"$TMP/idle" & w=$!
+	t0=$(date +%s)
+	timeout 60 "$KDIST" diff "$a" "$TMP/idle" >/dev/null 2>"$TMP/err"; rc=$?
+	t=$(($(date +%s) - t0))
+	kill $w 2>/dev/null; wait $w 2>/dev/null
+	[ $rc = 2 ] && [ $t -le 20 ] && grep -q "nothing to read for 10 s" "$TMP/err" ||
+		{ echo "  idle pipe: exit $rc after $t s, said '$(cat "$TMP/err")'"; bad=$((bad + 1)); }
+	rm -f "$TMP/huge.json"
+	[ $bad = 0 ] && pass "8 endless or absent inputs refused at once, an idle pipe after $t s" ||
+		fail "$bad wrong"
+}

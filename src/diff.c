@@ -83,9 +83,11 @@ struct diff {
 	bool failed;
 };
 
+/* Every text of a document is printed in its text_escape form: a file
+ * someone passes around holds no control of the reader's terminal. */
 static char *xstrdup(const char *s)
 {
-	return strdup(s ? s : "");
+	return doc_text(s ? s : "");
 }
 
 /* text of a string member, or NULL */
@@ -104,8 +106,12 @@ static char *join_by(json_t *by)
 
 	if (!f)
 		return NULL;
-	json_array_foreach(by, i, v)
-		fprintf(f, "%s%s", i ? "," : "", json_string_value(v) ? json_string_value(v) : "?");
+	json_array_foreach(by, i, v) {
+		char *t = xstrdup(json_string_value(v) ? json_string_value(v) : "?");
+
+		fprintf(f, "%s%s", i ? "," : "", t ? t : "?");
+		free(t);
+	}
 	fclose(f);
 	return s;
 }
@@ -129,7 +135,7 @@ static int group_key(json_t *g, json_t *by, char **key, char **label)
 	json_array_foreach(by, i, name) {
 		const char *n = json_string_value(name);
 		json_t *v = values ? json_object_get(values, n) : NULL;
-		const char *lab = str_of(labels, n);
+		char *lab = str_of(labels, n) ? xstrdup(str_of(labels, n)) : NULL;
 
 		if (v) {
 			char *d = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
@@ -139,6 +145,7 @@ static int group_key(json_t *g, json_t *by, char **key, char **label)
 		} else
 			fprintf(fk, "%s:%s\x1f", n, lab ? lab : "");
 		fprintf(fl, "%s%s", i ? " " : "", lab ? lab : "");
+		free(lab);
 	}
 	fclose(fk);
 	fclose(fl);
@@ -249,11 +256,14 @@ static int add_group(struct dmeas *m, json_t *g, json_t *by)
  * differs from the first. */
 static int same(const char *path, const char *what, const char *first, const char *now)
 {
-	if (!strcmp(first, now ? now : ""))
-		return 0;
-	kd_err("bad measurement %s: its documents differ in %s ('%s', then '%s')", path, what,
-	       first, now ? now : "");
-	return -EINVAL;
+	char *t = xstrdup(now);
+	int err = !t ? -ENOMEM : strcmp(first, t) ? -EINVAL : 0;
+
+	if (err == -EINVAL)
+		kd_err("bad measurement %s: its documents differ in %s ('%s', then '%s')", path,
+		       what, first, t);
+	free(t);
+	return err;
 }
 
 /* One document into m: the first sets what the measurement is. */
@@ -844,13 +854,24 @@ static void write_csv(FILE *f, const struct diff *d)
 	}
 }
 
-/* '|' would end a cell */
+/* A label in a table cell: '|' would end the cell, and markdown renders
+ * raw HTML (labels hold no newline: they are in text_escape form). */
 static void md_str(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', f);
-		fputc(*s, f);
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else {
+			if (strchr("|\\`*_[]", *s))
+				fputc('\\', f);
+			fputc(*s, f);
+		}
 	}
 }
 

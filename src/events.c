@@ -268,10 +268,30 @@ static void csv_col(const char *name, const char *value)
 		csv_field(csv.vals, value);
 }
 
-void events_head(FILE *f, uint64_t ktime, const char *comm, uint32_t pid, uint32_t tid,
+/* s with '"' (and, unless quoted, ' ') written as \x22 (\x20): text_unescape
+ * reads them back, and a value can neither end its quotes nor its column. */
+static void put_word(FILE *f, const char *s, bool quoted, int width)
+{
+	int n = 0;
+
+	if (quoted)
+		fputc('"', f);
+	for (; *s; s++, n++) {
+		if (*s == '"' || (!quoted && *s == ' ')) {
+			fprintf(f, "\\x%02x", *s);
+			n += 3;
+		} else
+			fputc(*s, f);
+	}
+	if (quoted)
+		fputc('"', f);
+	fprintf(f, "%*s", width > n ? width - n : 0, "");
+}
+
+void events_head(FILE *f, uint64_t ktime, const char *raw_comm, uint32_t pid, uint32_t tid,
 		 uint32_t cpu, uint64_t latency_ns)
 {
-	char lat[32] = "", num[32];
+	char lat[32] = "", num[32], comm[4 * 64 + 1];
 	double unix_s;
 
 	if (!ev.mono_to_unix) {
@@ -282,6 +302,8 @@ void events_head(FILE *f, uint64_t ktime, const char *comm, uint32_t pid, uint32
 		ev.mono_to_unix = (r.tv_sec - m.tv_sec) + (r.tv_nsec - m.tv_nsec) / 1e9;
 	}
 	unix_s = ktime / 1e9 + ev.mono_to_unix;
+	/* what the task named itself: data, never control of the terminal */
+	text_escape(comm, sizeof(comm), raw_comm, strnlen(raw_comm, 64));
 	if (ev.format == OUT_JSON) {
 		fprintf(f, "\"time\":%.6f,\"comm\":", unix_s);
 		json_str(f, comm);
@@ -310,8 +332,9 @@ void events_head(FILE *f, uint64_t ktime, const char *comm, uint32_t pid, uint32
 		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
 		if (latency_ns)
 			fmt_time(lat, sizeof(lat), latency_ns);
-		fprintf(f, "%s.%06d %-15s %7u %7u %3u%s%s", hms, (int)((unix_s - t) * 1e6), comm, pid,
-			tid, cpu, latency_ns ? " " : "", lat);
+		fprintf(f, "%s.%06d ", hms, (int)((unix_s - t) * 1e6));
+		put_word(f, comm, false, 15);
+		fprintf(f, " %7u %7u %3u%s%s", pid, tid, cpu, latency_ns ? " " : "", lat);
 	}
 }
 
@@ -337,7 +360,11 @@ void events_field(FILE *f, const char *name, const char *value, bool text)
 		else
 			fputs(value, f);
 	} else {
-		fprintf(f, " %s=%s", name, value);
+		fprintf(f, " %s=", name);
+		if (text)
+			put_word(f, value, true, 0);
+		else
+			fputs(value, f);
 	}
 }
 

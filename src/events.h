@@ -49,11 +49,16 @@ void events_begin(FILE *f, const char *kind, const char *prefix);
 void events_end(FILE *f);
 /* The line's common head: wall-clock time of ktime (CLOCK_MONOTONIC ns),
  * comm, pid, tid, CPU and the latency, as text ("12:01:02.345678 comm
- * 1234 1234 1 50.08ms") or as the first JSON members (no braces). */
+ * 1234 1234 1 50.08ms") or as the first JSON members (no braces).  comm is
+ * the task's bytes as read: it is printed in its text_escape() form (in
+ * text with spaces and '"' as \x20 and \x22 too, so it stays one column). */
 void events_head(FILE *f, uint64_t ktime, const char *comm, uint32_t pid, uint32_t tid,
 		 uint32_t cpu, uint64_t latency_ns);
-/* " name=value" (text), ,"name":"value" (JSON; a number unquoted when
- * !text) or a column.  value NULL: none, an empty column in CSV. */
+/* " name=value" (text; a text quoted, name="value", with '"' as \x22, so
+ * that no value can end early or imitate another field), ,"name":"value"
+ * (JSON; a number unquoted when !text) or a column.  A text value is given
+ * in its text_escape() form (the measurement's texts are; trace.c escapes
+ * the strings it reads).  value NULL: none, an empty column in CSV. */
 void events_field(FILE *f, const char *name, const char *value, bool text);
 /* A stack: indented lines, leaf first (text), ,"name":[frames] (JSON, leaf
  * first) or a column of frames joined by ';', root first (CSV, as folded

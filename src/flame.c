@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Stack-tree accumulator with folded, SVG and top-N output; see flame.h. */
 #include "flame.h"
+#include "jsondoc.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -184,7 +185,13 @@ int flame_add(struct flame *fl, const char *const *frames, int nframes,
 
 	n = &fl->root;
 	for (i = 0; i < nframes; i++) {
-		struct fnode *k = get_kid(fl, n, frames[i]);
+		/* names from files (folded stacks, JSON) as the measurement
+		 * keeps them: in text_escape form, whatever their bytes */
+		bool safe = text_is_safe(frames[i], strlen(frames[i]));
+		char *t = safe ? NULL : doc_text(frames[i]);
+		struct fnode *k = safe || t ? get_kid(fl, n, t ? t : frames[i]) : NULL;
+
+		free(t);
 
 		if (!k) {
 			prune_empty(fl, n);

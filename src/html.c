@@ -118,8 +118,8 @@ static int add_doc(void *ctx, json_t *doc, const char *text, size_t len)
 		const char *t = json_string_value(json_object_get(doc, "title"));
 		const char *c = json_string_value(json_object_get(doc, "command"));
 
-		p->title = strdup(diff ? "comparison" : t ? t : "measurement");
-		p->command = strdup(c ? c : "");
+		p->title = doc_text(diff ? "comparison" : t ? t : "measurement");
+		p->command = doc_text(c ? c : "");
 		if (!p->title || !p->command)
 			return -ENOMEM;
 	}

@@ -50,3 +50,28 @@ int doc_read(const char *path, char **text, size_t *len)
 		kd_err("failed to read %s: %s", path, read_input_strerror(err, DOC_INPUT_MAX));
 	return err;
 }
+
+char *doc_text(const char *s)
+{
+	size_t len = strlen(s), need;
+	char *raw, *out;
+	long n;
+
+	if (text_is_safe(s, len))
+		return strdup(s);
+	raw = strdup(s);
+	if (!raw)
+		return NULL;
+	n = text_unescape(raw);
+	if (n < 0) {
+		/* not an escaped form: its own bytes (unescaping stopped half-way) */
+		memcpy(raw, s, len + 1);
+		n = len;
+	}
+	need = text_escape(NULL, 0, raw, n) + 1;
+	out = malloc(need);
+	if (out)
+		text_escape(out, need, raw, n);
+	free(raw);
+	return out;
+}

@@ -17,6 +17,13 @@
 /* Read a document a user names with those bounds; one line on error. */
 int doc_read(const char *path, char **text, size_t *len);
 
+/* A text read back from a document (a group's label, a frame, a title) as
+ * views print texts: in text_escape() form.  kdist writes names that way,
+ * so they come back as they are (text_unescape, then text_escape: the same
+ * bytes); anything else (control characters, invalid UTF-8, a backslash
+ * that is no escape) is escaped.  malloc'd; NULL when out of memory. */
+char *doc_text(const char *s);
+
 /* Called for each document: doc as parsed, text its bytes in the input.
  * 0 to go on, a negative errno to stop with it. */
 typedef int (*json_doc_fn)(void *ctx, json_t *doc, const char *text, size_t len);

@@ -73,22 +73,41 @@ static bool str_eq(const void *e, const void *probe)
 	return !strncmp(e, q->s, q->len) && !((const char *)e)[q->len];
 }
 
+/* Texts enter the measurement here, and only here: what traced processes
+ * chose (comm, file names, symbols, cgroup paths) is kept in its
+ * text_escape() form, so every view prints valid UTF-8 free of control
+ * characters and none needs an escape rule of its own for them. */
 const char *m_intern(const char *s, size_t len)
 {
 	struct str_probe q = { s, strnlen(s, len) };
+	char *copy, *esc = NULL;
 	void **at;
-	char *copy;
 
+	if (!text_is_safe(s, q.len)) {
+		size_t n = text_escape(NULL, 0, s, q.len) + 1;
+
+		esc = malloc(n);
+		if (!esc)
+			return NULL;
+		text_escape(esc, n, s, q.len);
+		q = (struct str_probe){ esc, n - 1 };
+	}
+	copy = NULL;
 	if (pool_reserve(&strings, str_hash))
-		return NULL;
-	at = pool_find(&strings, hash_bytes(s, q.len), str_eq, &q);
-	if (*at)
-		return *at;
-	copy = strndup(s, q.len);
+		goto out;
+	at = pool_find(&strings, hash_bytes(q.s, q.len), str_eq, &q);
+	if (*at) {
+		copy = *at;
+		goto out;
+	}
+	copy = esc ? esc : strndup(s, q.len);
+	esc = NULL;
 	if (copy) {
 		*at = copy;
 		strings.n++;
 	}
+out:
+	free(esc);
 	return copy;
 }
 

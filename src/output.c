@@ -713,10 +713,25 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	fputs("}\n", f);
 }
 
+/* A cell a spreadsheet would run as a formula (= + - @, or a tab or CR
+ * first, as OWASP lists them), unless it is a plain number. */
+static bool csv_formula(const char *s)
+{
+	char *end;
+
+	if (!s || !strchr("=+-@\t\r", s[0]) || !s[0])
+		return false;
+	strtod(s, &end);
+	return end == s || *end;
+}
+
 void csv_field(FILE *f, const char *s)
 {
-	if (s && strpbrk(s, ",\"\n")) {
-		fputc('"', f);
+	bool formula = csv_formula(s);
+
+	/* quoted with a single quote first: the cell shows the text */
+	if (s && (formula || strpbrk(s, ",\"\n\r"))) {
+		fputs(formula ? "\"'" : "\"", f);
 		for (; *s; s++) {
 			if (*s == '"')
 				fputc('"', f);

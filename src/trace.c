@@ -230,20 +230,22 @@ static void print_field(struct trace *t, FILE *f, const struct tr_event *e,
 {
 	const unsigned char *rec = tf->side ? e->ent.rec : e->ev.rec;
 	size_t max = tf->side ? TRACE_ENTER_MAX : TRACE_REC_MAX;
-	char buf[TRACE_STR_LEN + 1];
+	char buf[TRACE_STR_LEN + 1], esc[4 * TRACE_STR_LEN + 1];
+	const char *s;
 	struct m_value v;
 
 	switch (tf->how) {
+	/* file names and char arrays are what a process chose: escaped */
 	case SHOW_STR:
-		snprintf(buf, sizeof(buf), "%.*s", TRACE_STR_LEN,
-			 tf->side ? e->ent.str[tf->slot] : e->ev.str[tf->slot]);
-		events_field(f, tf->f->name, buf, true);
+		s = tf->side ? e->ent.str[tf->slot] : e->ev.str[tf->slot];
+		text_escape(esc, sizeof(esc), s, strnlen(s, TRACE_STR_LEN));
+		events_field(f, tf->f->name, esc, true);
 		return;
 	case SHOW_CHARS:
-		snprintf(buf, sizeof(buf), "%.*s",
-			 (int)(tf->f->offset + tf->f->size <= max ? tf->f->size : 0),
-			 (const char *)rec + tf->f->offset);
-		events_field(f, tf->f->name, buf, true);
+		s = (const char *)rec + tf->f->offset;
+		text_escape(esc, sizeof(esc), s, tf->f->offset + tf->f->size <= max ?
+			    strnlen(s, tf->f->size) : 0);
+		events_field(f, tf->f->name, esc, true);
 		return;
 	case SHOW_NUM:
 		v = mv_num(rec_num(rec, max, tf->f));

@@ -122,8 +122,8 @@ test_slower_than_recipe() {
 	[ "$msg" = ok ] || { fail "$msg"; return; }
 	"$KDIST" syscalls --slower-than 20ms -- "$WL/outliers" 3 50 20 1 >"$TMP/rs.txt" 2>"$TMP/err" ||
 		{ fail "exit $?: $(cat "$TMP/err")"; return; }
-	n=$(grep -c ' syscall=nanosleep error=ok$' "$TMP/rs.txt")
-	[ "$n" -ge 3 ] || { fail "$n text lines with syscall=nanosleep: $(head -c 1500 "$TMP/rs.txt")"; return; }
+	n=$(grep -c ' syscall="nanosleep" error="ok"$' "$TMP/rs.txt")
+	[ "$n" -ge 3 ] || { fail "$n text lines with syscall="nanosleep": $(head -c 1500 "$TMP/rs.txt")"; return; }
 	pass "syscalls --slower-than 20ms: the 3 sleeps of 50 ms (and what each group's histogram puts over 20 ms), syscall=nanosleep as the histogram names it"
 }
 
@@ -225,10 +225,10 @@ test_trace_failed_openat() {
 	"$KDIST" trace syscalls:sys_exit_openat --if 'ret < 0' -- "$WL/openmiss" 5 "$TMP/nonexistent" \
 		>"$TMP/open.txt" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
 	local n i
-	n=$(grep -c ' ret=-2 error=ENOENT ' "$TMP/open.txt")
+	n=$(grep -c ' ret=-2 error="ENOENT" ' "$TMP/open.txt")
 	[ "$n" = 5 ] || { fail "$n ENOENT lines, expected 5: $(cat "$TMP/open.txt")"; return; }
 	for i in 0 1 2 3 4; do
-		grep -q "^[0-9:.]\+ openmiss .* error=ENOENT .*filename=$TMP/nonexistent/missing-$i " "$TMP/open.txt" ||
+		grep -q "^[0-9:.]\+ openmiss .* error=\"ENOENT\" .*filename=\"$TMP/nonexistent/missing-$i\"" "$TMP/open.txt" ||
 			{ fail "no line for missing-$i: $(cat "$TMP/open.txt")"; return; }
 	done
 	grep -q '^count 5$' "$TMP/open.txt" || { fail "no 'count 5': $(cat "$TMP/open.txt")"; return; }
@@ -317,7 +317,7 @@ test_slower_than_func_stack() {
 	"$KDIST" func "u:$WL/outliers:nap" --slower-than 20ms --stack -- "$WL/outliers" 1 50 100 1 \
 		>"$TMP/fst.txt" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
 	[ "$(grep -cx '    long_sleep' "$TMP/fst.txt")" = 1 ] &&
-		[ "$(grep -c ' function=outliers:nap$' "$TMP/fst.txt")" = $((1 + $(grep -cx '    short_sleep' "$TMP/fst.txt"))) ] ||
+		[ "$(grep -c ' function="outliers:nap"$' "$TMP/fst.txt")" = $((1 + $(grep -cx '    short_sleep' "$TMP/fst.txt"))) ] ||
 		{ fail "not one long_sleep frame and one line per frame: $(head -c 2000 "$TMP/fst.txt")"; return; }
 	pass "3 naps of 50 ms, each called from long_sleep, called from main"
 }

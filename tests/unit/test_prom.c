@@ -39,12 +39,12 @@ static void test_latency(void)
 	measurement_add_drop(&m, "end_without_start", 3);
 	out = render(&m, &log2, false);
 	check("log2 bound 2^10-1 ns holds 1023 ns, not 1024",
-	      strstr(out, "kdist_t_seconds_bucket{comm=\"x\\\"y\\n\",k_le=\"0x7\",le=\"0.000001023\"} 4\n") &&
+	      strstr(out, "kdist_t_seconds_bucket{comm=\"x\\\"y\\\\x0a\",k_le=\"0x7\",le=\"0.000001023\"} 4\n") &&
 	      strstr(out, ",le=\"0.000002047\"} 5\n"), "%s", out);
 	check("+Inf, sum and count",
 	      strstr(out, "le=\"+Inf\"} 6\n") &&
-	      strstr(out, "kdist_t_seconds_sum{comm=\"x\\\"y\\n\",k_le=\"0x7\"} 0.005005047\n") &&
-	      strstr(out, "kdist_t_seconds_count{comm=\"x\\\"y\\n\",k_le=\"0x7\"} 6\n"), "%s", out);
+	      strstr(out, "kdist_t_seconds_sum{comm=\"x\\\"y\\\\x0a\",k_le=\"0x7\"} 0.005005047\n") &&
+	      strstr(out, "kdist_t_seconds_count{comm=\"x\\\"y\\\\x0a\",k_le=\"0x7\"} 6\n"), "%s", out);
 	check("help escaped, loss counter, groups",
 	      strstr(out, "# HELP kdist_t_seconds a\\\\b\n") &&
 	      strstr(out, "# TYPE kdist_lost_events_total counter\n") &&

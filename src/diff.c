@@ -269,18 +269,15 @@ static int same(const char *path, const char *what, const char *first, const cha
 /* One document into m: the first sets what the measurement is. */
 static int add_doc(struct dmeas *m, json_t *doc)
 {
-	const char *schema = str_of(doc, "schema");
 	json_t *by = json_object_get(doc, "by"), *groups = json_object_get(doc, "groups"), *g;
 	char *byj;
 	size_t i;
 	int err;
 
-	if (!schema || strncmp(schema, "kdist.measurement/1", 19) ||
-	    !json_is_array(by) || !json_is_array(groups)) {
-		kd_err("bad measurement %s: not a kdist.measurement/1 document (kdist ... -o json)",
-		       m->path);
-		return -EINVAL;
-	}
+	/* nothing is concluded from a document that does not hold together */
+	err = doc_check(m->path, doc, false, NULL);
+	if (err)
+		return err;
 	byj = join_by(by);
 	if (!byj)
 		return -ENOMEM;

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCHEMA_MEASUREMENT "kdist.measurement/1"
-#define SCHEMA_DIFF "kdist.diff/1"
 
 struct page {
 	const char *name;
@@ -99,16 +97,14 @@ static bool has_stacks(json_t *g)
 static int add_doc(void *ctx, json_t *doc, const char *text, size_t len)
 {
 	struct page *p = ctx;
-	const char *schema = json_string_value(json_object_get(doc, "schema"));
-	bool diff = schema && !strcmp(schema, SCHEMA_DIFF);
 	json_t *groups = json_object_get(doc, "groups"), *g;
 	size_t i;
+	bool diff;
+	/* the page draws only what holds together: its script would throw */
+	int err = doc_check(p->name, doc, true, &diff);
 
-	if (!diff && (!schema || strcmp(schema, SCHEMA_MEASUREMENT) || !json_is_array(groups))) {
-		kd_err("bad measurement %s: not a %s or %s document (kdist ... -o json)", p->name,
-		       SCHEMA_MEASUREMENT, SCHEMA_DIFF);
-		return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (p->ndocs && (diff || p->diff)) {
 		kd_err("bad measurement %s: a comparison is one document alone", p->name);
 		return -EINVAL;
@@ -133,8 +129,6 @@ static int add_doc(void *ctx, json_t *doc, const char *text, size_t len)
 			fputc(text[i], p->data);
 	}
 	json_array_foreach(groups, i, g) {
-		int err;
-
 		if (diff || !has_stacks(g))
 			continue;
 		if (!p->flame && !(p->flame = flame_new()))

@@ -6,6 +6,7 @@
 #define KDIST_JSONDOC_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Saved measurements, comparisons and folded stacks that diff and report
@@ -23,6 +24,14 @@ int doc_read(const char *path, char **text, size_t *len);
  * bytes); anything else (control characters, invalid UTF-8, a backslash
  * that is no escape) is escaped.  malloc'd; NULL when out of memory. */
 char *doc_text(const char *s);
+
+/* Whether doc is a kdist.measurement/1 document (or, with diff_too, a
+ * kdist.diff/1 one: *is_diff says which) that holds together: the schema
+ * exactly, the members views read with their types, and per group counts
+ * and buckets that agree (non-negative integers, buckets ascending and
+ * disjoint, count the sum of the buckets, min <= max).  0, or -EINVAL
+ * after one line naming the first inconsistency. */
+int doc_check(const char *name, json_t *doc, bool diff_too, bool *is_diff);
 
 /* Called for each document: doc as parsed, text its bytes in the input.
  * 0 to go on, a negative errno to stop with it. */

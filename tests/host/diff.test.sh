@@ -419,3 +419,48 @@ EOF2
 	[ $bad = 0 ] && pass "8 endless or absent inputs refused at once, an idle pipe after $t s" ||
 		fail "$bad wrong"
 }
+
+# Documents that do not hold together: diff and report say the first
+# inconsistency in one line and exit 2 (before: diff exited 0 with a
+# verdict, or 1 through --fail-on; report 0 with a page whose script threw).
+test_diff_report_refuse_inconsistent_documents() {
+	local a=$DIFF_DATA/sleep1-a.json bad=0 rc edit want cmd n=0
+	while IFS='|' read -r edit want; do
+		diff_edit "$a" "d['groups'].sort(key=lambda g: -len(g['buckets'])); g = d['groups'][0]; $edit" >"$TMP/bad.json"
+		for cmd in diff report; do
+			if [ $cmd = diff ]; then
+				"$KDIST" diff "$a" "$TMP/bad.json" --fail-on 'p50>+1%' >/dev/null 2>"$TMP/err"; rc=$?
+			else
+				"$KDIST" report "$TMP/bad.json" >/dev/null 2>"$TMP/err"; rc=$?
+			fi
+			if [ $rc != 2 ] || [ "$(wc -l <"$TMP/err")" != 1 ] || ! grep -qF -- "$want" "$TMP/err"; then
+				echo "  $cmd, $edit: exit $rc, said '$(cat "$TMP/err")', expected '$want'"; bad=$((bad + 1))
+			fi
+		done
+		n=$((n + 1))
+	done <<'EOF2'
+d["schema"] = "kdist.measurement/1x"|not a kdist.measurement/1
+g["count"] = -5|group 1: count is not a non-negative integer
+g["count"] += 1|group 1: count 17 is not the sum of its buckets (16)
+g["buckets"][0][2] = str(g["buckets"][0][2])|group 1: bucket 1 is not [low, high, count] of non-negative integers
+g["buckets"][0][2] = -g["buckets"][0][2]|group 1: bucket 1 is not [low, high, count]
+g["buckets"].reverse()|group 1: bucket 2 [
+g["min"] = g["max"] + 1|group 1: min and max are not 0 <= min <= max
+g["sum"] = -1|group 1: sum is not a non-negative number
+g["mean"] = "fast"|group 1: mean is not a number
+g["by"]["syscall"] = 5|group 1: "by" is not an object of labels
+del g["by"]["error"]|group 1: no label for 'error'
+d["groups"] = {}|"groups" is not an array
+d["duration_s"] = "1"|duration_s is not a non-negative number
+d["by"] = [1]|"by" name 1 is not a string
+EOF2
+	# a comparison the page cannot draw
+	"$KDIST" diff "$a" "$DIFF_DATA/sleep1-b.json" -o json >"$TMP/cmp.json" 2>/dev/null
+	diff_edit "$TMP/cmp.json" 'del d["groups"][1]["p50"]' >"$TMP/badcmp.json"
+	"$KDIST" report "$TMP/badcmp.json" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && grep -q "group 2: p50: not the statistics of group 1" "$TMP/err" ||
+		{ echo "  report of a comparison without p50: exit $rc, '$(cat "$TMP/err")'"; bad=$((bad + 1)); }
+	"$KDIST" report "$TMP/cmp.json" >/dev/null 2>"$TMP/err" || { echo "  report of a good comparison: $(cat "$TMP/err")"; bad=$((bad + 1)); }
+	[ $bad = 0 ] && pass "$n broken measurements refused by diff and report, one line each naming it; a comparison without p50 by report" ||
+		fail "$bad wrong"
+}

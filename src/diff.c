@@ -36,7 +36,9 @@ struct dgroup {
 	char *key;		/* the group's identity: values where given, else labels */
 	char *label;		/* labels joined by spaces, as the text view shows them */
 	json_t *by, *values;	/* as read, for the JSON view */
-	struct hist h;
+	/* buckets lo .. hi only: a group of a few buckets takes their bytes,
+	 * not the 2 KB of a whole histogram (docs/diff.md: memory) */
+	struct m_hist h;
 	double total, self;	/* func: inclusive and exclusive time */
 };
 
@@ -116,22 +118,48 @@ static char *join_by(json_t *by)
 	return s;
 }
 
+/* A text built piece by piece in a buffer kept from group to group: a
+ * memory stream per group left holes in the heap that nothing later fitted
+ * (200,000 groups took 3 GB for 60 MB of live data). */
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+static int put3(struct text *t, const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+
+	if (t->len + la + lb + lc + 1 > t->cap) {
+		size_t cap = 2 * (t->len + la + lb + lc + 1);
+		char *s = realloc(t->s, cap);
+
+		if (!s)
+			return -ENOMEM;
+		t->s = s;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, a, la);
+	memcpy(t->s + t->len + la, b, lb);
+	memcpy(t->s + t->len + la + lb, c, lc + 1);
+	t->len += la + lb + lc;
+	return 0;
+}
+
 /* The identity and label of a group: for each by-key, its value where the
  * measurement gives one (so the same syscall matches across kernels that
  * name it alike), else its label. */
 static int group_key(json_t *g, json_t *by, char **key, char **label)
 {
+	static struct text k, l;
 	json_t *labels = json_object_get(g, "by"), *values = json_object_get(g, "values");
-	char *k = NULL, *l = NULL;
-	size_t kl = 0, ll = 0, i;
 	json_t *name;
-	FILE *fk = open_memstream(&k, &kl), *fl = open_memstream(&l, &ll);
+	size_t i;
+	int err = 0;
 
-	if (!fk || !fl) {
-		if (fk)
-			fclose(fk);
-		return -ENOMEM;
-	}
+	k.len = l.len = 0;
+	put3(&k, "", "", "");
+	put3(&l, "", "", "");
 	json_array_foreach(by, i, name) {
 		const char *n = json_string_value(name);
 		json_t *v = values ? json_object_get(values, n) : NULL;
@@ -140,17 +168,20 @@ static int group_key(json_t *g, json_t *by, char **key, char **label)
 		if (v) {
 			char *d = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 
-			fprintf(fk, "%s=%s\x1f", n, d ? d : "");
+			err = err ?: put3(&k, n, "=", d ? d : "") ?: put3(&k, "\x1f", "", "");
 			free(d);
 		} else
-			fprintf(fk, "%s:%s\x1f", n, lab ? lab : "");
-		fprintf(fl, "%s%s", i ? " " : "", lab ? lab : "");
+			err = err ?: put3(&k, n, ":", lab ? lab : "") ?: put3(&k, "\x1f", "", "");
+		err = err ?: put3(&l, i ? " " : "", lab ? lab : "", "");
 		free(lab);
 	}
-	fclose(fk);
-	fclose(fl);
-	*key = k;
-	*label = l;
+	*key = err || !k.s ? NULL : strdup(k.s);
+	*label = err || !l.s ? NULL : strdup(l.s);
+	if (!*key || !*label) {
+		free(*key);
+		free(*label);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -232,10 +263,9 @@ static int add_group(struct dmeas *m, json_t *g, json_t *by)
 	if (d) {
 		free(key);
 		free(label);
-		hist_merge(&d->h, &h);
 		d->total += total;
 		d->self += self;
-		return 0;
+		return m_hist_add(&d->h, &h);
 	}
 	if (m->n == m->cap) {
 		int cap = m->cap ? 2 * m->cap : 64;
@@ -248,8 +278,8 @@ static int add_group(struct dmeas *m, json_t *g, json_t *by)
 	}
 	d = &m->g[m->n++];
 	*d = (struct dgroup){ key, label, json_incref(json_object_get(g, "by")),
-			      json_incref(json_object_get(g, "values")), h, total, self };
-	return index_group(m);
+			      json_incref(json_object_get(g, "values")), .total = total, .self = self };
+	return m_hist_set(&d->h, &h) ?: index_group(m);
 }
 
 /* "bad NAME: PATH is X, NAME is Y" when a later document of one file
@@ -269,9 +299,8 @@ static int same(const char *path, const char *what, const char *first, const cha
 /* One document into m: the first sets what the measurement is. */
 static int add_doc(struct dmeas *m, json_t *doc)
 {
-	json_t *by = json_object_get(doc, "by"), *groups = json_object_get(doc, "groups"), *g;
+	json_t *by = json_object_get(doc, "by");
 	char *byj;
-	size_t i;
 	int err;
 
 	/* nothing is concluded from a document that does not hold together */
@@ -299,15 +328,6 @@ static int add_doc(struct dmeas *m, json_t *doc)
 			return err;
 	}
 	m->duration += json_number_value(json_object_get(doc, "duration_s"));
-	json_array_foreach(groups, i, g) {
-		err = add_group(m, g, by);
-		if (err) {
-			if (err == -EINVAL)
-				kd_err("bad measurement %s: group %zu has no count or bad buckets",
-				       m->path, i + 1);
-			return err;
-		}
-	}
 	return 0;
 }
 
@@ -321,8 +341,16 @@ static int pick_doc(void *ctx, json_t *doc, const char *text, size_t len)
 	struct pick *p = ctx;
 
 	if (p->interval && json_integer_value(json_object_get(doc, "interval")) != p->interval)
-		return 0;
+		return 1;	/* nor its groups */
 	return add_doc(p->m, doc);
+}
+
+static int pick_group(void *ctx, json_t *doc, json_t *g, size_t i)
+{
+	struct pick *p = ctx;
+
+	return doc_check_group(p->m->path, doc, g, i) ?:
+	       add_group(p->m, g, json_object_get(doc, "by"));
 }
 
 /* Every document of PATH's text (one, or JSON Lines from -i), or only the
@@ -333,7 +361,7 @@ static int read_meas(struct dmeas *m, const char *path, const char *text, size_t
 	int err;
 
 	m->path = path;
-	err = json_docs_parse(path, text, len, 0, pick_doc, &p);
+	err = json_docs_parse(path, text, len, 0, pick_doc, pick_group, &p);
 	if (!err && !m->intervals) {
 		kd_err("bad --interval %d: %s has no such interval", pick, path);
 		err = -EINVAL;
@@ -348,6 +376,7 @@ static void free_meas(struct dmeas *m)
 		free(m->g[i].label);
 		json_decref(m->g[i].by);
 		json_decref(m->g[i].values);
+		free(m->g[i].h.slots);
 	}
 	free(m->g);
 	free(m->index);
@@ -411,9 +440,9 @@ static double pct(double a, double b)
  * in BASE and NEW do not overlap (which also takes in the buckets' width,
  * and leaves a percentile with too few values beyond it unjudged); for the
  * mean, the difference exceeds its standard error times the critical z. */
-static void judge_dist(struct diff *d, struct drow *r)
+static void judge_dist(struct diff *d, struct drow *r, const struct hist *ha,
+		       const struct hist *hb)
 {
-	const struct hist *ha = &r->a->h, *hb = &r->b->h;
 	double z = z_critical(d->alpha);
 
 	for (int s = S_MEAN; s < NR_STATS; s++) {
@@ -435,30 +464,41 @@ static void judge_dist(struct diff *d, struct drow *r)
 	}
 }
 
+/* The mean or a percentile of a group present on one side only. */
+static double g_stat(const struct dgroup *g, int s)
+{
+	struct hist h;
+
+	m_hist_get(&g->h, &h);
+	return s == S_MEAN ? hist_mean(&h) : hist_quantile(&h, stat_q[s]);
+}
+
 /* The statistics of one group, the tests and the verdict. */
 static void judge(struct diff *d, struct drow *r)
 {
 	static const int parts[] = { S_COUNT, S_MEAN };
+	struct hist h[2];
 	double t;
 
 	for (int k = 0; k < 2; k++) {
 		const struct dgroup *g = k ? r->b : r->a;
 		double dur = d->m[k].duration, per = d->rates && dur > 0 ? dur : 1;
 
+		m_hist_get(&g->h, &h[k]);
 		r->v[k][S_COUNT] = g->h.count / per;
 		r->v[k][S_TOTAL] = g->total / per;
 		r->v[k][S_SELF] = g->self / per;
-		r->v[k][S_MEAN] = hist_mean(&g->h);
+		r->v[k][S_MEAN] = hist_mean(&h[k]);
 		for (int s = S_P50; s < NR_STATS; s++)
-			r->v[k][s] = hist_quantile(&g->h, stat_q[s]);
+			r->v[k][s] = hist_quantile(&h[k], stat_q[s]);
 	}
 	rate_test(r->a->h.count, d->rates ? d->m[0].duration : 1, r->b->h.count,
 		  d->rates ? d->m[1].duration : 1, &r->count_z, &r->count_p);
 	r->sig[S_COUNT] = r->count_p < d->alpha &&
 			  fabs(pct(r->v[0][S_COUNT], r->v[1][S_COUNT])) >= d->min_change;
-	r->tested = !mw_test(&r->a->h, &r->b->h, &r->t);
+	r->tested = !mw_test(&h[0], &h[1], &r->t);
 	if (r->tested && r->t.p < d->alpha)
-		judge_dist(d, r);
+		judge_dist(d, r, &h[0], &h[1]);
 	/* a total is count x mean: it changed for real when one of them did,
 	 * the same way; self time has no distribution to test */
 	t = r->v[1][S_TOTAL] - r->v[0][S_TOTAL];
@@ -505,8 +545,11 @@ static int compare(struct diff *d)
 	struct dmeas *a = &d->m[0], *b = &d->m[1];
 	int i = 0, j = 0;
 
-	qsort(a->g, a->n, sizeof(*a->g), by_key);
-	qsort(b->g, b->n, sizeof(*b->g), by_key);
+	/* a measurement may have no group (and no array) */
+	if (a->n)
+		qsort(a->g, a->n, sizeof(*a->g), by_key);
+	if (b->n)
+		qsort(b->g, b->n, sizeof(*b->g), by_key);
 	d->rows = calloc(a->n + 1, sizeof(*d->rows));
 	d->only[0] = calloc(a->n + 1, sizeof(*d->only[0]));
 	d->only[1] = calloc(b->n + 1, sizeof(*d->only[1]));
@@ -693,7 +736,7 @@ static void write_text(FILE *f, const struct diff *d)
 			const struct dgroup *g = d->only[k][i];
 			char m[32];
 
-			fmt_val(m, sizeof(m), d, S_P50, hist_quantile(&g->h, 0.5));
+			fmt_val(m, sizeof(m), d, S_P50, g_stat(g, S_P50));
 			fprintf(f, "  %-*s  count %llu, p50 %s\n", w, g->label[0] ? g->label : "(all)",
 				(unsigned long long)g->h.count, m);
 		}
@@ -766,7 +809,7 @@ static int write_json(FILE *f, const struct diff *d)
 			json_t *o = json_group_id(g);
 
 			json_object_set_new(o, "count", json_integer(g->h.count));
-			json_object_set_new(o, "p50", json_real(hist_quantile(&g->h, 0.5)));
+			json_object_set_new(o, "p50", json_real(g_stat(g, S_P50)));
 			json_array_append_new(only, o);
 		}
 		json_object_set_new(root, k ? "new_groups" : "gone_groups", only);
@@ -839,8 +882,7 @@ static void write_csv(FILE *f, const struct diff *d)
 			fprintf(f, ",%s,,", k ? "new" : "gone");
 			for (int s = 0; s < NR_STATS; s++) {
 				double v = s == S_COUNT ? g->h.count : s == S_TOTAL ? g->total :
-					   s == S_SELF ? g->self : s == S_MEAN ? hist_mean(&g->h) :
-					   hist_quantile(&g->h, stat_q[s]);
+					   s == S_SELF ? g->self : g_stat(g, s);
 
 				if (!shown(d, s))
 					continue;

@@ -97,7 +97,6 @@ static bool has_stacks(json_t *g)
 static int add_doc(void *ctx, json_t *doc, const char *text, size_t len)
 {
 	struct page *p = ctx;
-	json_t *groups = json_object_get(doc, "groups"), *g;
 	size_t i;
 	bool diff;
 	/* the page draws only what holds together: its script would throw */
@@ -128,16 +127,19 @@ static int add_doc(void *ctx, json_t *doc, const char *text, size_t len)
 		else
 			fputc(text[i], p->data);
 	}
-	json_array_foreach(groups, i, g) {
-		if (diff || !has_stacks(g))
-			continue;
-		if (!p->flame && !(p->flame = flame_new()))
-			return -ENOMEM;
-		err = add_stack(p, doc, g);
-		if (err)
-			return err;
-	}
 	return 0;
+}
+
+static int add_group(void *ctx, json_t *doc, json_t *g, size_t i)
+{
+	struct page *p = ctx;
+	int err = doc_check_group(p->name, doc, g, i);
+
+	if (err || p->diff || !has_stacks(g))
+		return err;
+	if (!p->flame && !(p->flame = flame_new()))
+		return -ENOMEM;
+	return add_stack(p, doc, g);
 }
 
 /* The flame graph as an iframe's document: its script and ids stay apart
@@ -188,7 +190,7 @@ int html_write(FILE *f, const char *name, const char *docs, size_t len)
 	p.data = open_memstream(&p.data_buf, &p.data_len);
 	if (!p.data)
 		return -ENOMEM;
-	err = json_docs_parse(name, docs, len, JSON_DECODE_INT_AS_REAL, add_doc, &p);
+	err = json_docs_parse(name, docs, len, JSON_DECODE_INT_AS_REAL, add_doc, add_group, &p);
 	fputc(']', p.data);
 	if (fclose(p.data) && !err)
 		err = -ENOMEM;

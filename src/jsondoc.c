@@ -10,32 +10,178 @@
 #include <stdlib.h>
 #include <string.h>
 
-int json_docs_parse(const char *name, const char *text, size_t len, size_t flags,
-		    json_doc_fn fn, void *ctx)
+static size_t skip_space(const char *text, size_t len, size_t at)
 {
+	while (at < len && strchr(" \t\r\n", text[at]))
+		at++;
+	return at;
+}
+
+/* The end of the array or object at text[at] (a bracket), or 0 when it does
+ * not end: its members are parsed later, one at a time. */
+static size_t skip_nested(const char *text, size_t len, size_t at)
+{
+	int depth = 0;
+
+	for (; at < len; at++) {
+		char c = text[at];
+
+		if (c == '"') {
+			for (at++; at < len && text[at] != '"'; at++)
+				at += text[at] == '\\';
+			continue;
+		}
+		depth += (c == '[' || c == '{') - (c == ']' || c == '}');
+		if (!depth)
+			return at + 1;
+	}
+	return 0;
+}
+
+struct reader {
+	const char *name, *text;
+	size_t len, flags;
+};
+
+static int syntax(const struct reader *r, size_t at, const char *what)
+{
+	int line = 1;
+
+	for (size_t i = 0; i < at && i < r->len; i++)
+		line += r->text[i] == '\n';
+	kd_err("bad measurement %s: line %d: %s", r->name, line, what);
+	return -EINVAL;
+}
+
+/* One value at *at, parsed by jansson; *at moves past it. */
+static json_t *value_at(const struct reader *r, size_t *at)
+{
+	json_error_t je;
+	json_t *v = json_loadb(r->text + *at, r->len - *at,
+			       JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | r->flags, &je);
+
+	if (!v) {
+		syntax(r, *at + (je.position > 0 ? je.position - 1 : 0), je.text);
+		return NULL;
+	}
+	*at += je.position;
+	return v;
+}
+
+/* The document's members but its groups into doc ("groups" an empty array
+ * in their place), the groups array's start in *groups (0: none). */
+static int read_head(const struct reader *r, size_t *at, json_t *doc, size_t *groups)
+{
+	size_t p = skip_space(r->text, r->len, *at + 1);
+
+	*groups = 0;
+	if (p < r->len && r->text[p] == '}') {
+		*at = p + 1;
+		return 0;
+	}
+	for (;;) {
+		json_t *key, *v;
+		size_t end;
+
+		p = skip_space(r->text, r->len, p);
+		if (p >= r->len || r->text[p] != '"')
+			return syntax(r, p, "expected a member name");
+		key = value_at(r, &p);
+		if (!key)
+			return -EINVAL;
+		p = skip_space(r->text, r->len, p);
+		if (p >= r->len || r->text[p] != ':') {
+			json_decref(key);
+			return syntax(r, p, "expected ':'");
+		}
+		p = skip_space(r->text, r->len, p + 1);
+		if (!strcmp(json_string_value(key), "groups") && p < r->len && r->text[p] == '[') {
+			end = skip_nested(r->text, r->len, p);
+			if (!end || *groups) {
+				json_decref(key);
+				return syntax(r, p, end ? "groups twice" : "groups do not end");
+			}
+			*groups = p;
+			p = end;
+			v = json_array();
+		} else if (!(v = value_at(r, &p))) {
+			json_decref(key);
+			return -EINVAL;
+		}
+		json_object_set_new(doc, json_string_value(key), v);
+		json_decref(key);
+		p = skip_space(r->text, r->len, p);
+		if (p < r->len && r->text[p] == ',') {
+			p++;
+			continue;
+		}
+		if (p < r->len && r->text[p] == '}') {
+			*at = p + 1;
+			return 0;
+		}
+		return syntax(r, p, "expected ',' or '}'");
+	}
+}
+
+/* Each group of the array at text[at], one parsed at a time. */
+static int read_groups(const struct reader *r, size_t at, json_t *doc, json_group_fn gfn,
+		       void *ctx)
+{
+	size_t p = skip_space(r->text, r->len, at + 1), i = 0;
+
+	if (p < r->len && r->text[p] == ']')
+		return 0;
+	for (;; i++) {
+		json_t *g;
+		int err;
+
+		p = skip_space(r->text, r->len, p);
+		if (!(g = value_at(r, &p)))
+			return -EINVAL;
+		err = gfn(ctx, doc, g, i);
+		json_decref(g);
+		if (err)
+			return err;
+		p = skip_space(r->text, r->len, p);
+		if (p < r->len && r->text[p] == ',') {
+			p++;
+			continue;
+		}
+		if (p < r->len && r->text[p] == ']')
+			return 0;
+		return syntax(r, p, "expected ',' or ']'");
+	}
+}
+
+int json_docs_parse(const char *name, const char *text, size_t len, size_t flags,
+		    json_doc_fn fn, json_group_fn gfn, void *ctx)
+{
+	struct reader r = { name, text, len, flags };
 	size_t at = 0;
 	int err = 0, seen = 0;
 
 	while (!err) {
-		json_error_t je;
+		size_t start, groups;
 		json_t *doc;
 
-		while (at < len && strchr(" \t\r\n", text[at]))
-			at++;
+		at = skip_space(text, len, at);
 		if (at >= len)
 			break;
-		doc = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK | flags, &je);
-		if (!doc) {
-			int line = je.line;
-
-			for (size_t i = 0; i < at; i++)
-				line += text[i] == '\n';
-			kd_err("bad measurement %s: line %d: %s", name, line, je.text);
-			return -EINVAL;
-		}
+		start = at;
+		if (text[at] != '{')
+			return syntax(&r, at, "expected a JSON object");
+		doc = json_object();
+		if (!doc)
+			return -ENOMEM;
+		err = read_head(&r, &at, doc, &groups);
 		seen++;
-		err = fn(ctx, doc, text + at, je.position);
-		at += je.position;
+		if (!err)
+			err = fn(ctx, doc, text + start, at - start);
+		/* fn > 0: skip this document's groups */
+		if (err > 0)
+			err = 0;
+		else if (!err && groups)
+			err = read_groups(&r, groups, doc, gfn, ctx);
 		json_decref(doc);
 	}
 	if (!err && !seen) {
@@ -213,11 +359,39 @@ static int check_measurement(const char *name, json_t *doc)
 			return bad(name, 0, "\"by\" name %zu is not a string", i + 1);
 	if (!json_is_array(groups))
 		return bad(name, 0, "\"groups\" is not an array");
-	json_array_foreach(groups, i, v) {
-		int err = check_group(name, doc, (long)i + 1, v);
+	return 0;
+}
 
-		if (err)
-			return err;
+/* A group of a comparison: the statistics report's page reads, every one
+ * in each group (total and self for func alone). */
+static int check_diff_group(const char *name, json_t *doc, long gi, json_t *g)
+{
+	static const char *const stats[] = { "count", "total", "self", "mean", "p50", "p90",
+					     "p99", "p999" };
+	bool func = !strcmp(json_string_value(json_object_get(json_object_get(doc, "base"),
+								"kind")) ?: "", "func");
+	json_t *v;
+	double x;
+
+	if (!json_is_object(g) || !strings_of(json_object_get(g, "by")) ||
+	    !json_is_string(json_object_get(g, "verdict")))
+		return bad(name, gi, "no \"by\" labels or verdict");
+	v = json_object_get(g, "test");
+	if (!json_is_null(v) && (!json_is_object(v) ||
+	    !num_of(json_object_get(v, "p"), &x) || !num_of(json_object_get(v, "z"), &x)))
+		return bad(name, gi, "test is neither null nor {p, z}");
+	for (size_t s = 0; s < ARRAY_SIZE(stats); s++) {
+		json_t *c = json_object_get(g, stats[s]), *pct;
+		bool want = func || (s != 1 && s != 2);
+
+		if (want != !!c)
+			return bad(name, gi, "%s: %s", stats[s], want ? "missing" : "only for func");
+		if (!c)
+			continue;
+		pct = json_object_get(c, "change_pct");
+		if (!num_of(json_object_get(c, "base"), &x) || !num_of(json_object_get(c, "new"), &x) ||
+		    !(json_is_null(pct) || num_of(pct, &x)))
+			return bad(name, gi, "%s is not {base, new, change_pct}", stats[s]);
 	}
 	return 0;
 }
@@ -225,10 +399,8 @@ static int check_measurement(const char *name, json_t *doc)
 /* What report's page reads of a comparison. */
 static int check_diff(const char *name, json_t *doc)
 {
-	static const char *const stats[] = { "count", "total", "self", "mean", "p50", "p90",
-					     "p99", "p999" };
 	static const char *const sides[] = { "base", "new" };
-	json_t *groups = json_object_get(doc, "groups"), *g, *first, *v;
+	json_t *groups = json_object_get(doc, "groups"), *g, *v;
 	double x;
 	size_t i, s;
 
@@ -244,32 +416,6 @@ static int check_diff(const char *name, json_t *doc)
 		return bad(name, 0, "no alpha or min_change_pct");
 	if (!json_is_array(groups))
 		return bad(name, 0, "\"groups\" is not an array");
-	first = json_array_get(groups, 0);
-	json_array_foreach(groups, i, g) {
-		long gi = (long)i + 1;
-
-		if (!json_is_object(g) || !strings_of(json_object_get(g, "by")) ||
-		    !json_is_string(json_object_get(g, "verdict")))
-			return bad(name, gi, "no \"by\" labels or verdict");
-		v = json_object_get(g, "test");
-		if (!json_is_null(v) && (!json_is_object(v) ||
-		    !num_of(json_object_get(v, "p"), &x) || !num_of(json_object_get(v, "z"), &x)))
-			return bad(name, gi, "test is neither null nor {p, z}");
-		/* every group compares the statistics the first one does */
-		for (s = 0; s < ARRAY_SIZE(stats); s++) {
-			json_t *c = json_object_get(g, stats[s]), *pct;
-
-			if (!json_object_get(first, stats[s]) != !c)
-				return bad(name, gi, "%s: not the statistics of group 1", stats[s]);
-			if (!c)
-				continue;
-			pct = json_object_get(c, "change_pct");
-			if (!num_of(json_object_get(c, "base"), &x) ||
-			    !num_of(json_object_get(c, "new"), &x) ||
-			    !(json_is_null(pct) || num_of(pct, &x)))
-				return bad(name, gi, "%s is not {base, new, change_pct}", stats[s]);
-		}
-	}
 	for (s = 0; s < 2; s++) {
 		v = json_object_get(doc, s ? "new_groups" : "gone_groups");
 		if (v && !json_is_array(v))
@@ -300,4 +446,13 @@ int doc_check(const char *name, json_t *doc, bool diff_too, bool *is_diff)
 		return -EINVAL;
 	}
 	return diff ? check_diff(name, doc) : check_measurement(name, doc);
+}
+
+int doc_check_group(const char *name, json_t *doc, json_t *g, size_t index)
+{
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+
+	if (schema && !strcmp(schema, SCHEMA_DIFF))
+		return check_diff_group(name, doc, (long)index + 1, g);
+	return check_group(name, doc, (long)index + 1, g);
 }

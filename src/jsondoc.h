@@ -32,17 +32,25 @@ char *doc_text(const char *s);
  * disjoint, count the sum of the buckets, min <= max).  0, or -EINVAL
  * after one line naming the first inconsistency. */
 int doc_check(const char *name, json_t *doc, bool diff_too, bool *is_diff);
+/* The same for group index of doc (json_docs_parse gives them one by one). */
+int doc_check_group(const char *name, json_t *doc, json_t *group, size_t index);
 
-/* Called for each document: doc as parsed, text its bytes in the input.
- * 0 to go on, a negative errno to stop with it. */
+/* Called for each document: doc as parsed with its "groups" an empty array
+ * (the groups come one at a time to json_group_fn), text its bytes in the
+ * input.  0 to go on, 1 to skip its groups, a negative errno to stop with
+ * it. */
 typedef int (*json_doc_fn)(void *ctx, json_t *doc, const char *text, size_t len);
+/* Called for each group of a document, in order (index from 0). */
+typedef int (*json_group_fn)(void *ctx, json_t *doc, json_t *group, size_t index);
 
 /* Every document of text[0..len) (name is what errors call it), in order:
  * 0, the first error of fn, or -EINVAL after printing why (bad JSON with
- * its line, or no document at all).  flags are jansson's decoding flags:
+ * its line, or no document at all).  Only one group is parsed at a time, so
+ * memory is the text and what the callbacks keep, not a tree of the whole
+ * document (docs/diff.md).  flags are jansson's decoding flags:
  * JSON_DECODE_INT_AS_REAL reads the frames' 64-bit kernel addresses, which
  * jansson's signed integers cannot hold. */
 int json_docs_parse(const char *name, const char *text, size_t len, size_t flags,
-		    json_doc_fn fn, void *ctx);
+		    json_doc_fn fn, json_group_fn gfn, void *ctx);
 
 #endif

@@ -410,8 +410,11 @@ int flame_parse_folded(struct flame *fl, FILE *f)
 		*sp = '\0';
 		err = parse_value(sp + 1, &value);
 		if (err) {
-			kd_err("failed to parse folded stacks: line %d: bad value '%s'",
-			       lineno, sp + 1);
+			char v[64];
+
+			/* the file's bytes, never the terminal's controls */
+			text_escape(v, sizeof(v), sp + 1, strlen(sp + 1));
+			kd_err("failed to parse folded stacks: line %d: bad value '%s'", lineno, v);
 			break;
 		}
 

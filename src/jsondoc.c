@@ -45,11 +45,14 @@ struct reader {
 
 static int syntax(const struct reader *r, size_t at, const char *what)
 {
+	char msg[256];
 	int line = 1;
 
 	for (size_t i = 0; i < at && i < r->len; i++)
 		line += r->text[i] == '\n';
-	kd_err("bad measurement %s: line %d: %s", r->name, line, what);
+	/* jansson quotes the bytes it stopped at: the file's, not controls */
+	text_escape(msg, sizeof(msg), what, strlen(what));
+	kd_err("bad measurement %s: line %d: %s", r->name, line, msg);
 	return -EINVAL;
 }
 

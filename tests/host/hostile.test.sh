@@ -181,3 +181,18 @@ assert sorted(slow) == sorted(word(esc(n), False) for n in NAMES), slow
 	[ "$msg" = ok ] || { fail "$msg"; return; }
 	pass "trace: comm one column, filename quoted, both read back; JSON strict; --slower-than lines escaped"
 }
+
+# A broken file's bytes quoted in an error message are escaped too: the
+# message goes to the terminal (before: ESC [ 2 J cleared it).
+test_hostile_bytes_in_error_messages() {
+	local rc bad=0
+	printf '{"a":\033[2Jx}' >"$TMP/esc.json"
+	printf 'a;b 1\033[2J\n' >"$TMP/esc.folded"
+	"$KDIST" report "$TMP/esc.json" >/dev/null 2>"$TMP/e1"; rc=$?
+	[ $rc = 2 ] && grep -qF "invalid token near '\\x1b'" "$TMP/e1" && ! grep -q $'\033' "$TMP/e1" ||
+		{ echo "  report: exit $rc, $(cat -v "$TMP/e1")"; bad=$((bad + 1)); }
+	"$KDIST" diff "$TMP/esc.folded" "$TMP/esc.folded" >/dev/null 2>"$TMP/e2"; rc=$?
+	[ $rc = 2 ] && grep -qF "bad value '1\\x1b[2J'" "$TMP/e2" && ! grep -q $'\033' "$TMP/e2" ||
+		{ echo "  diff: exit $rc, $(cat -v "$TMP/e2")"; bad=$((bad + 1)); }
+	[ $bad = 0 ] && pass "JSON and folded errors quote the bytes escaped" || fail "$bad wrong"
+}

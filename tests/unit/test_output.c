@@ -198,6 +198,32 @@ static void test_cost(void)
 	measurement_clear(&d);
 }
 
+/* Names enter the measurement escaped (m_intern), and CSV cells that a
+ * spreadsheet would run as a formula start with a quote. */
+static void test_names(void)
+{
+	static const struct { const char *in, *csv; } cells[] = {
+		{ "=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"" },
+		{ "+1+1", "\"'+1+1\"" }, { "-x", "\"'-x\"" }, { "@SUM(A1)", "\"'@SUM(A1)\"" },
+		{ "\tx", "\"'\tx\"" }, { "-5", "-5" }, { "+2.5", "+2.5" }, { "a=b", "a=b" },
+		{ "a,b", "\"a,b\"" },
+	};
+	const char *t = m_intern("\x1b]0;t\x07\xff\\", 8);
+	char buf[128];
+
+	check("interned name escaped", t && !strcmp(t, "\\x1b]0;t\\x07\\xff\\\\"), "%s", t);
+	check("escaped name interned once", t == m_intern("\x1b]0;t\x07\xff\\", 8), NULL);
+	check("safe name as it is", !strcmp(m_intern("sh", 2), "sh"), NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(cells); i++) {
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		csv_field(f, cells[i].in);
+		fclose(f);
+		check("csv cell", !strcmp(buf, cells[i].csv), "'%s' gave '%s', expected '%s'",
+		      cells[i].in, buf, cells[i].csv);
+	}
+}
+
 int main(void)
 {
 	golden("measure.txt", OUT_TEXT, M_LATENCY);
@@ -208,5 +234,6 @@ int main(void)
 	golden("measure.folded", OUT_FOLDED, M_LATENCY);
 	test_diff();
 	test_cost();
+	test_names();
 	return check_done();
 }

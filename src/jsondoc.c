@@ -260,10 +260,10 @@ static bool num_of(json_t *v, double *x)
 	return isfinite(*x);
 }
 
-/* A non-negative integer (counts, bounds, sums of integer values). */
+/* A non-negative integer a u64 holds (counts, bounds, sums of values). */
 static bool count_of(json_t *v, double *x)
 {
-	return num_of(v, x) && *x >= 0 && *x == floor(*x);
+	return num_of(v, x) && *x >= 0 && *x == floor(*x) && *x < 0x1p64;
 }
 
 static bool strings_of(json_t *o)
@@ -323,8 +323,8 @@ static int check_group(const char *name, json_t *doc, long gi, json_t *g)
 		return bad(name, gi, "\"values\" is not an object");
 	if (!count_of(json_object_get(g, "count"), &count))
 		return bad(name, gi, "count is not a non-negative integer");
-	if (!num_of(json_object_get(g, "sum"), &x) || x < 0)
-		return bad(name, gi, "sum is not a non-negative number");
+	if (!num_of(json_object_get(g, "sum"), &x) || x < 0 || x >= 0x1p64)
+		return bad(name, gi, "sum is not a non-negative number below 2^64");
 	if (count && (!num_of(json_object_get(g, "min"), &min) ||
 		      !num_of(json_object_get(g, "max"), &max) || min < 0 || min > max))
 		return bad(name, gi, "min and max are not 0 <= min <= max");

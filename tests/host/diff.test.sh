@@ -446,7 +446,8 @@ g["buckets"][0][2] = str(g["buckets"][0][2])|group 1: bucket 1 is not [low, high
 g["buckets"][0][2] = -g["buckets"][0][2]|group 1: bucket 1 is not [low, high, count]
 g["buckets"].reverse()|group 1: bucket 2 [
 g["min"] = g["max"] + 1|group 1: min and max are not 0 <= min <= max
-g["sum"] = -1|group 1: sum is not a non-negative number
+g["sum"] = -1|group 1: sum is not a non-negative number below 2^64
+g["sum"] = 1e30|group 1: sum is not a non-negative number below 2^64
 g["mean"] = "fast"|group 1: mean is not a number
 g["by"]["syscall"] = 5|group 1: "by" is not an object of labels
 del g["by"]["error"]|group 1: no label for 'error'

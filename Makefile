@@ -25,7 +25,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/%,$(WORKLOAD_SRCS))
 
-.PHONY: all deps demo check check-unit check-host check-vm bench clean vmlinux
+.PHONY: all deps deps-build demo check check-unit check-host check-vm bench clean vmlinux
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/kdist $(WORKLOADS)
@@ -76,10 +76,13 @@ $(WORKLOADS): tests/workloads/report.h
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 
+# deps: everything (check, bench, fuzz); deps-build: building and the demo.
 deps:
 	@scripts/deps.sh
+deps-build:
+	@scripts/deps.sh build
 
-demo: deps
+demo: deps-build
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 

@@ -12,6 +12,7 @@
 #include "kdist.h"
 #include "util.h"
 #include "workload.h"
+#include "version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -291,6 +292,11 @@ int main(int argc, char **argv)
 	    !strcmp(argv[1], "help")) {
 		cli_usage(argc < 2 ? stderr : stdout, NULL);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("kdist %s (commit %s, libbpf %u.%u)\n", KDIST_VERSION, KDIST_COMMIT,
+		       libbpf_major_version(), libbpf_minor_version());
+		return 0;
 	}
 	/* hidden: the build makes the man page and completion with it */
 	if (!strcmp(argv[1], "__expand") && argc == 3)

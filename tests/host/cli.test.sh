@@ -172,3 +172,79 @@ test_cli_output_full() {
 	! grep -q "Input/output error" "$TMP/err" "$TMP/err2" "$TMP/err3" || { fail "said EIO"; return; }
 	pass "full tmpfs: ENOSPC and exit 1, through --output, stdout (said once) and folded stacks"
 }
+
+# --version: the build's version and the commit it was built from.
+test_cli_version() {
+	local out head
+	out=$("$KDIST" --version) || { fail "--version: exit $?"; return; }
+	[[ $out =~ ^kdist\ [^\ ]+\ \(commit\ ([0-9a-f]{40}|unknown),\ libbpf\ [0-9]+\.[0-9]+\)$ ]] ||
+		{ fail "--version printed: $out"; return; }
+	head=$(git -C "$TOP" rev-parse HEAD 2>/dev/null) &&
+		{ [[ $out == *"commit $head,"* ]] || { fail "--version: $out, HEAD is $head"; return; }; }
+	pass "$out"
+}
+
+# An event that does not exist is bad input in every command that takes one.
+test_cli_unknown_event_exit_2() {
+	local args rc
+	for args in "pair nosuch:event raw_syscalls:sys_exit" "count nosuch:event" \
+		    "dist nosuch:event count" "trace nosuch:event"; do
+		# shellcheck disable=SC2086
+		"$KDIST" $args -d 1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+		[ $rc = 2 ] || { fail "$args: exit $rc, expected 2: $(cat "$TMP/err")"; return; }
+		[ "$(cat "$TMP/err")" = "kdist: unknown event 'nosuch:event': no such tracepoint in tracefs (see kdist list)" ] ||
+			{ fail "$args said: $(head -3 "$TMP/err")"; return; }
+	done
+	no_leftovers || { fail "BPF programs left behind"; return; }
+	pass "pair, count, dist, trace: one line 'unknown event', exit 2"
+}
+
+# -o is the format; a value that looks like a file points to --output.
+test_cli_o_looks_like_a_file() {
+	local v rc
+	for v in out.json report.svg ./x /tmp/kdist-o-test; do
+		(cd "$TMP" && "$KDIST" syscalls -d 1 -o "$v" >"$TMP/out" 2>"$TMP/err"); rc=$?
+		[ $rc = 2 ] || { fail "-o $v: exit $rc, expected 2"; return; }
+		[ "$(cat "$TMP/err")" = "kdist: bad -o '$v': -o is the format (text, json, csv...); did you mean --output $v?" ] ||
+			{ fail "-o $v said: $(head -3 "$TMP/err")"; return; }
+		[ ! -e "$TMP/$v" ] && [ ! -s "$TMP/out" ] || { fail "-o $v: wrote something"; return; }
+	done
+	"$KDIST" syscalls -o jsn -d 1 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && ! grep -q 'did you mean' "$TMP/err" || { fail "-o jsn: exit $rc: $(cat "$TMP/err")"; return; }
+	pass "-o out.json, report.svg, ./x, /tmp/...: 'did you mean --output', exit 2; -o jsn: a format error"
+}
+
+# -d and -i: bare seconds or a duration with its unit.
+test_cli_duration_units() {
+	local t0 ms rc n
+	t0=$(date +%s%N)
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit -d 300ms -o csv >"$TMP/out" 2>"$TMP/err"; rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ $rc = 0 ] || { fail "-d 300ms: exit $rc: $(cat "$TMP/err")"; return; }
+	[ $ms -ge 300 ] && [ $ms -lt 5000 ] || { fail "-d 300ms took $ms ms"; return; }
+	# -i 100ms, not 100 s: more than one interval within -d 1
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit -i 100ms -d 1 -o csv >"$TMP/out" 2>"$TMP/err"; rc=$?
+	n=$(cut -d, -f1 "$TMP/out" | grep -E '^[0-9]+$' | sort -u | wc -l)
+	[ $rc = 0 ] && [ "$n" -ge 2 ] || { fail "-i 100ms -d 1: exit $rc, $n intervals"; return; }
+	for v in 5x 1.5 ms -1s 0.5ns; do
+		"$KDIST" syscalls -d "$v" >/dev/null 2>"$TMP/err"; rc=$?
+		[ "$v" = 1.5 ] && continue
+		[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^kdist: bad --duration" "$TMP/err" ||
+			{ fail "-d $v: exit $rc: $(cat "$TMP/err")"; return; }
+	done
+	pass "-d 300ms ran $ms ms; -i 100ms -d 1: $n intervals; -d 5x, ms, -1s, 0.5ns: bad --duration, exit 2"
+}
+
+# With a workload, kdist's stdout carries its results alone.
+test_cli_workload_stdout_clean() {
+	local rc
+	"$KDIST" count raw_syscalls:sys_enter -o json -- sh -c 'echo workload-says-hello' \
+		2>"$TMP/err" | python3 -m json.tool >/dev/null; rc=${PIPESTATUS[1]}
+	[ "$rc" = 0 ] || { fail "-- cmd: stdout is not JSON"; return; }
+	grep -qx workload-says-hello "$TMP/err" || { fail "-- cmd: the workload's output is lost"; return; }
+	"$KDIST" count raw_syscalls:sys_enter -o json -c 'echo one; echo two >&2' \
+		2>"$TMP/err" | python3 -m json.tool >/dev/null; rc=${PIPESTATUS[1]}
+	[ "$rc" = 0 ] && grep -qx one "$TMP/err" && grep -qx two "$TMP/err" ||
+		{ fail "-c: JSON rc $rc, stderr: $(head -3 "$TMP/err")"; return; }
+	pass "-o json -- cmd-that-prints | python3 -m json.tool: the workload's lines on stderr"
+}

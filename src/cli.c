@@ -412,6 +412,11 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 			kd_err("bad --comm '%s': at most 15 characters", arg);
 			return -EINVAL;
 		}
+		/* the kernel's filter compares one name */
+		if (strchr(arg, ',')) {
+			kd_err("bad --comm '%s': one name only (for several, --by comm shows each)", arg);
+			return -EINVAL;
+		}
 		snprintf(o->comm, sizeof(o->comm), "%s", arg);
 		break;
 	case O_CGROUP: o->cgroup = arg; break;

@@ -248,3 +248,48 @@ test_cli_workload_stdout_clean() {
 		{ fail "-c: JSON rc $rc, stderr: $(head -3 "$TMP/err")"; return; }
 	pass "-o json -- cmd-that-prints | python3 -m json.tool: the workload's lines on stderr"
 }
+
+# A pair whose ENDs almost never find their START says so, with the
+# fields a --key could name; a working key says nothing.
+test_cli_pair_key_hint() {
+	local h
+	"$KDIST" pair sched:sched_waking sched:sched_wakeup --key target_cpu=pid \
+		-- "$WL/waker" 50 1 >/dev/null 2>"$TMP/err" || { fail "exit $?: $(tail -2 "$TMP/err")"; return; }
+	h=$(grep '^kdist: hint: ' "$TMP/err")
+	[[ $h == *"ENDs found no START, 0 did, matched by target_cpu=pid: try --key with a field both events have: "*pid*target_cpu* ]] ||
+		{ fail "wrong key: hint '$h'"; return; }
+	"$KDIST" pair syscalls:sys_enter_close syscalls:sys_exit_close --key fd=ret \
+		-- "$WL/syserr" 100 50 >/dev/null 2>"$TMP/err2"
+	grep -q '^kdist: hint: .*the events share no field: try --key START_FIELD=END_FIELD' "$TMP/err2" ||
+		{ fail "no shared field: $(tail -1 "$TMP/err2")"; return; }
+	"$KDIST" pair sched:sched_waking sched:sched_wakeup --key pid \
+		-- "$WL/waker" 50 1 >/dev/null 2>"$TMP/err3"
+	! grep -q 'hint' "$TMP/err3" || { fail "a working key got: $(grep hint "$TMP/err3")"; return; }
+	pass "${h#kdist: }"
+}
+
+# Without root, every command that loads BPF (probe too) says that root
+# is needed, instead of what the kernel would lack.
+test_cli_not_root() {
+	local args rc
+	command -v setpriv >/dev/null || { skip "no setpriv"; return; }
+	for args in "probe" "syscalls -d 1" "pair raw_syscalls:sys_enter raw_syscalls:sys_exit -d 1" \
+		    "trace sched:sched_process_exec -d 1" "func u:libc:malloc -d 1" "profile -d 1" \
+		    "offcpu -d 1" "serve --measure runq --listen 127.0.0.1:0"; do
+		# shellcheck disable=SC2086
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$KDIST" $args >"$TMP/out" 2>"$TMP/err"; rc=$?
+		[ $rc = 1 ] && [ "$(cat "$TMP/err")" = "kdist: failed to start: kdist needs root (CAP_BPF and CAP_PERFMON) to load BPF" ] ||
+			{ fail "$args as nobody: exit $rc: $(head -3 "$TMP/err")"; return; }
+		[ ! -s "$TMP/out" ] || { fail "$args as nobody printed: $(head -2 "$TMP/out")"; return; }
+	done
+	pass "probe, syscalls, pair, trace, func, profile, offcpu, serve as nobody: 'needs root', exit 1"
+}
+
+# --comm takes one name: a list is refused, not silently matched as a name.
+test_cli_comm_list_refused() {
+	local rc
+	"$KDIST" syscalls --comm sleeper,syserr -d 1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && [ "$(cat "$TMP/err")" = "kdist: bad --comm 'sleeper,syserr': one name only (for several, --by comm shows each)" ] ||
+		{ fail "exit $rc: $(head -3 "$TMP/err")"; return; }
+	pass "--comm a,b: one line, exit 2"
+}

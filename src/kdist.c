@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -351,6 +352,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	const struct command *c;
+	struct stat st;
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -386,6 +388,9 @@ int main(int argc, char **argv)
 			kd_err("failed to write output: %s", strerror(errno));
 		return 1;
 	}
+	/* the file is the result: say where it went (stdout stays the data's) */
+	if (o.output && err >= 0 && !stat(o.output, &st))
+		fprintf(stderr, "Wrote %s (%lld bytes)\n", o.output, (long long)st.st_size);
 	/* 0, 1 for a runtime failure, 2 for a usage error, or the workload's
 	 * (or diff's) own status */
 	return err > 0 ? err : err ? (kd_bad_input ? 2 : 1) : 0;

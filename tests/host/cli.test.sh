@@ -293,3 +293,20 @@ test_cli_comm_list_refused() {
 		{ fail "exit $rc: $(head -3 "$TMP/err")"; return; }
 	pass "--comm a,b: one line, exit 2"
 }
+
+# --output says on stderr what it wrote; stdout stays empty.
+test_cli_output_confirmed() {
+	local size
+	"$KDIST" syscalls -o json --output "$TMP/c.json" -- "$WL/syserr" 10 5 >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	size=$(stat -c %s "$TMP/c.json")
+	grep -qx "Wrote $TMP/c.json ($size bytes)" "$TMP/err" && [ ! -s "$TMP/out" ] ||
+		{ fail "said: $(cat "$TMP/err"); stdout $(wc -c <"$TMP/out") bytes"; return; }
+	"$KDIST" diff "$TMP/c.json" "$TMP/c.json" -o markdown --output "$TMP/c.md" >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "diff: exit $?"; return; }
+	grep -qx "Wrote $TMP/c.md ($(stat -c %s "$TMP/c.md") bytes)" "$TMP/err" ||
+		{ fail "diff said: $(cat "$TMP/err")"; return; }
+	"$KDIST" syscalls -d 1 --output /nonexistent-dir/x.json 2>"$TMP/err"
+	! grep -q '^Wrote' "$TMP/err" || { fail "a failed --output said Wrote"; return; }
+	pass "Wrote FILE (N bytes) on stderr for a measurement and diff; nothing for a failed one"
+}

@@ -373,8 +373,12 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 {
 	char t[6][32], buf[128];
 
-	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s\n", "FUNCTION", "CALLS", "TOTAL",
+	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s", "FUNCTION", "CALLS", "TOTAL",
 		"SELF", "AVG", "MIN", "P50", "P99");
+	/* --by keys after the function: a column each, headed by its name */
+	for (int j = 1; j < m->nby; j++)
+		fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", m->by[j]);
+	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
 		struct hist hb;
 		const struct hist *h = group_hist(v[i], &hb);
@@ -388,7 +392,7 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", label(m, v[i], 0, buf),
 			(unsigned long long)h->count, t[0], t[1], t[2], t[3], t[4], t[5]);
 		for (int j = 1; j < m->nby; j++)
-			fprintf(f, " %s=%s", m->by[j], label(m, v[i], j, buf));
+			fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", label(m, v[i], j, buf));
 		fputc('\n', f);
 	}
 	if (vo->hist) {

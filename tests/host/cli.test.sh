@@ -310,3 +310,17 @@ test_cli_output_confirmed() {
 	! grep -q '^Wrote' "$TMP/err" || { fail "a failed --output said Wrote"; return; }
 	pass "Wrote FILE (N bytes) on stderr for a measurement and diff; nothing for a failed one"
 }
+
+# func --by KEYS: every column of the table is headed, the keys too.
+test_cli_func_by_columns() {
+	"$KDIST" func "u:$WL/calltree:outer" --by comm,tid -- "$WL/calltree" 4 >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "exit $?: $(tail -2 "$TMP/err")"; return; }
+	local head row
+	head=$(grep '^FUNCTION' "$TMP/out")
+	row=$(grep 'calltree:outer' "$TMP/out" | grep -v '^func ')
+	[ "$(echo "$head" | awk '{print NF}')" = 10 ] && [ "$(echo "$head" | awk '{print $9, $10}')" = "comm tid" ] ||
+		{ fail "header: $head"; return; }
+	[ "$(echo "$row" | awk '{print NF}')" = 10 ] && [ "$(echo "$row" | awk '{print $9}')" = calltree ] &&
+		[[ $row != *=* ]] || { fail "row: $row"; return; }
+	pass "$head"
+}

@@ -109,6 +109,38 @@ static void pair_key_hint(const struct measurement *m, const char *key)
 	       fields, fields[0] ? " (or START_FIELD=END_FIELD)" : "");
 }
 
+/* On a terminal, a line on stderr rewritten each second while tracing:
+ * elapsed time, events and losses so far.  *shown: a line is up, to be
+ * cleared (status_clear) before anything else is printed. */
+static void status_line(struct session *s, uint64_t t0, bool *shown)
+{
+	static bool slow;	/* a read took long (many groups): time only */
+	struct measurement m = { 0 };
+	uint64_t events = 0, lost = 0, t = now_ns();
+	char counts[96] = "";
+
+	if (!slow && !s->cmd->read(s, &m)) {
+		for (int i = 0; i < m.ngroups; i++)
+			events += m.groups[i].h.count;
+		for (int i = 0; i < m.ndrops; i++)
+			if (!m_drop_unmatched(m.drops[i].name))
+				lost += m.drops[i].value;
+		snprintf(counts, sizeof(counts), ", %llu events, %llu lost",
+			 (unsigned long long)events, (unsigned long long)lost);
+		slow = now_ns() - t > 50000000;
+	}
+	measurement_clear(&m);
+	fprintf(stderr, "\r\033[K%.0f s%s; Ctrl-C to end", (t - t0) / 1e9, counts);
+	*shown = true;
+}
+
+static void status_clear(bool *shown)
+{
+	if (*shown)
+		fputs("\r\033[K", stderr);
+	*shown = false;
+}
+
 /* Read the cumulative measurement, print what is new since prev; the last
  * one after every event it counted. */
 static int emit(struct session *s, FILE *out, struct measurement *prev, int interval,
@@ -188,6 +220,11 @@ static int run_session(const struct command *c, struct options *o)
 	FILE *out = stdout;
 	int sfd = -1, err, interval = 0;
 	bool stop = false, have_workload = o->cmd || o->argv, created = false;
+	/* a status line only where a person watches, and not between
+	 * events printed as they happen */
+	bool status = isatty(STDERR_FILENO) && !o->slower_ns && strcmp(c->name, "trace");
+	bool shown = false;
+	uint64_t next_status = 0;
 
 	sfd = kdist_signalfd();
 	if (sfd < 0)
@@ -262,6 +299,16 @@ static int run_session(const struct command *c, struct options *o)
 			wake = deadline;
 		if (next && next < wake)
 			wake = next;
+		if (status) {
+			if (!next_status)
+				next_status = t0 + 1000000000ULL;
+			if (now >= next_status) {
+				status_line(&s, t0, &shown);
+				next_status += 1000000000ULL;
+			}
+			if (next_status < wake)
+				wake = next_status;
+		}
 		/* at most a minute: poll's int milliseconds end at 24 days */
 		timeout = wake == UINT64_MAX ? -1 : wake <= now ? 0 :
 			  wake - now >= 60000000000ULL ? 60000 : (int)((wake - now + 999999) / 1000000);
@@ -286,6 +333,7 @@ static int run_session(const struct command *c, struct options *o)
 		if (deadline && now >= deadline)
 			stop = true;
 		if (next && (now >= next || stop)) {
+			status_clear(&shown);
 			err = emit(&s, out, &prev, interval + 1, t0, &t_prev,
 				   stop || (o->count && interval + 1 >= o->count));
 			interval++;
@@ -296,6 +344,7 @@ static int run_session(const struct command *c, struct options *o)
 				stop = true;
 		}
 	}
+	status_clear(&shown);
 	if (!o->interval)
 		err = emit(&s, out, &prev, 0, t0, &t_prev, true);
 	if (!err) {
@@ -307,6 +356,7 @@ static int run_session(const struct command *c, struct options *o)
 	if (!err && have_workload && w.exited)
 		err = workload_status(&w);
 out:
+	status_clear(&shown);
 	events_close();
 	session_stop(&s);
 	if (have_workload)

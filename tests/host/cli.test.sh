@@ -324,3 +324,22 @@ test_cli_func_by_columns() {
 		[[ $row != *=* ]] || { fail "row: $row"; return; }
 	pass "$head"
 }
+
+# On a terminal a status line counts while tracing, and is cleared before
+# the result; off a terminal, nothing of it.
+test_cli_status_line() {
+	local n
+	command -v script >/dev/null || { skip "no script(1) for a terminal"; return; }
+	script -qc "$KDIST pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -- $WL/sleeper 25 100" \
+		/dev/null >"$TMP/tty" </dev/null || { fail "exit $?: $(tail -3 "$TMP/tty")"; return; }
+	n=$(grep -aoE $'\r\e\\[K1 s, [0-9]+ events, 0 lost; Ctrl-C to end' "$TMP/tty" | grep -oE '[0-9]+ events' | cut -d' ' -f1)
+	[ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -le 10 ] ||
+		{ fail "no status line with 1 to 10 events at 1 s: $(head -c 300 "$TMP/tty" | cat -v)"; return; }
+	grep -aq $'^\r\e\\[K.*\r\e\\[K\r$' "$TMP/tty" || { fail "status line not cleared"; return; }
+	grep -aq '^count 25 ' "$TMP/tty" || { fail "no result after the status: $(tail -3 "$TMP/tty")"; return; }
+	"$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -- "$WL/sleeper" 15 100 \
+		>"$TMP/out" 2>"$TMP/err" || { fail "off a terminal: exit $?"; return; }
+	[ "$(grep -c 'Ctrl-C' "$TMP/err")" = 1 ] && ! grep -q $'\e' "$TMP/out" "$TMP/err" ||
+		{ fail "off a terminal: $(cat -v "$TMP/err")"; return; }
+	pass "terminal: '1 s, $n events, 0 lost', cleared before the result; none off a terminal"
+}

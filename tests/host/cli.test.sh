@@ -262,8 +262,9 @@ test_cli_pair_key_hint() {
 		-- "$WL/syserr" 100 50 >/dev/null 2>"$TMP/err2"
 	grep -q '^kdist: hint: .*the events share no field: try --key START_FIELD=END_FIELD' "$TMP/err2" ||
 		{ fail "no shared field: $(tail -1 "$TMP/err2")"; return; }
-	"$KDIST" pair sched:sched_waking sched:sched_wakeup --key pid \
-		-- "$WL/waker" 50 1 >/dev/null 2>"$TMP/err3"
+	# the default key, the thread: every close's END finds its START
+	"$KDIST" pair syscalls:sys_enter_close syscalls:sys_exit_close \
+		-- "$WL/syserr" 100 50 >/dev/null 2>"$TMP/err3"
 	! grep -q 'hint' "$TMP/err3" || { fail "a working key got: $(grep hint "$TMP/err3")"; return; }
 	pass "${h#kdist: }"
 }

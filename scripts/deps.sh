@@ -2,6 +2,7 @@
 # Install the Debian packages kdist needs, if missing.
 #   scripts/deps.sh build   what building and `make demo` need
 #   scripts/deps.sh         that and the test tiers' tools (`make check`, bench)
+#   --list after either: print the packages, one a line, and install nothing
 # As root, apt-get directly; otherwise through sudo when there is one.
 set -e
 build="make gcc clang libbpf-dev libelf-dev zlib1g-dev libjansson-dev bpftool"
@@ -12,6 +13,10 @@ build) pkgs=$build ;;
 all) pkgs="$build $check" ;;
 *) echo "kdist: bad argument '$1': expected build or nothing" >&2; exit 2 ;;
 esac
+if [ "$2" = --list ]; then
+	printf '%s\n' $pkgs
+	exit 0
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

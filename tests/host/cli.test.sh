@@ -344,3 +344,30 @@ test_cli_status_line() {
 		{ fail "off a terminal: $(cat -v "$TMP/err")"; return; }
 	pass "terminal: '1 s, $n events, 0 lost', cleared before the result; none off a terminal"
 }
+
+# The README's first screen: make demo installs only the build's packages,
+# and a user without root is told what is needed, not failed by sudo.
+test_cli_first_screen() {
+	local out rc
+	make -C "$TOP" -n demo 2>/dev/null | grep -qx 'scripts/deps.sh build' ||
+		{ fail "make demo does not install through 'scripts/deps.sh build'"; return; }
+	make -C "$TOP" -n check 2>/dev/null | grep -qx 'scripts/deps.sh' ||
+		{ fail "make check does not install everything"; return; }
+	out=$("$TOP/scripts/deps.sh" build --list | tr '\n' ' ')
+	[ "$("$TOP/scripts/deps.sh" all --list | sort | comm -23 <(tr ' ' '\n' <<<"$out" | grep . | sort) -)" = "" ] ||
+		{ fail "the build's packages are not all in the full list"; return; }
+	[[ " $out " == *" clang "* && " $out " != *" chromium "* && " $out " != *" qemu-system-x86 "* && " $out " != *" prometheus "* ]] ||
+		{ fail "deps.sh build checks: $out"; return; }
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TOP/scripts/deps.sh" build >"$TMP/out" 2>&1; rc=$?
+	[ $rc = 0 ] && [ ! -s "$TMP/out" ] || { fail "deps.sh build as nobody, all installed: exit $rc: $(cat "$TMP/out")"; return; }
+	"$TOP/scripts/deps.sh" nosuch >/dev/null 2>&1; rc=$?
+	[ $rc = 2 ] || { fail "deps.sh nosuch: exit $rc"; return; }
+	if command -v sudo >/dev/null; then
+		pass "make demo: deps.sh build ($out); sudo present, demo as a user not run"
+		return
+	fi
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TOP/scripts/demo.sh" >"$TMP/out" 2>&1; rc=$?
+	[ $rc = 1 ] && grep -qx 'kdist: failed to run the demo: BPF needs root (CAP_BPF and CAP_PERFMON), and there is no sudo' "$TMP/out" ||
+		{ fail "demo.sh as nobody without sudo: exit $rc: $(cat "$TMP/out")"; return; }
+	pass "make demo: deps.sh build ($out); as a user without sudo: one line, exit 1"
+}

@@ -76,7 +76,7 @@ int cli_max_groups(const struct command *c)
 const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_PID] = { "pid", 'p', "PID", "trace this process only", "@pid" },
 	[O_TID] = { "tid", 0, "TID", "trace this thread only", "@pid" },
-	[O_COMM] = { "comm", 0, "NAME", "trace threads with this name only (one name; --by comm for several)" },
+	[O_COMM] = { "comm", 0, "NAME", "trace threads with this name only (one name; to see several, group by comm)" },
 	[O_CGROUP] = { "cgroup", 0, "PATH", "trace this cgroup v2 only", "@dir" },
 	[O_CMD] = { "cmd", 'c', "'CMD'", "run CMD, trace it (and its children) alone", "@command" },
 	[O_DURATION] = { "duration", 'd', "SECONDS", "stop after SECONDS (or a duration: 500ms, 2s)" },

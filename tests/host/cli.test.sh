@@ -371,3 +371,17 @@ test_cli_first_screen() {
 		{ fail "demo.sh as nobody without sudo: exit $rc: $(cat "$TMP/out")"; return; }
 	pass "make demo: deps.sh build ($out); as a user without sudo: one line, exit 1"
 }
+
+# With -i, a histogram keeps its unit from interval to interval: 30 ms
+# sleeps first, then 100 sleeps of 50 us stay in msecs.
+test_cli_interval_unit_stable() {
+	"$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -i 0.25 \
+		-c "$WL/sleeper 10 30; $WL/sleeper 100 0.05" >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "exit $?: $(tail -2 "$TMP/err")"; return; }
+	local units n
+	units=$(grep -oE '^ +[a-z]+secs +: count' "$TMP/out" | awk '{print $1}' | sort | uniq -c | tr -s ' ')
+	n=$(grep -c '^\[interval' "$TMP/out")
+	[ "$n" -ge 2 ] && [ "$(echo "$units" | awk '{print $2}')" = msecs ] ||
+		{ fail "$n intervals, units: $units"; return; }
+	pass "$n intervals, every histogram in msecs"
+}

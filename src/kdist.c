@@ -114,11 +114,17 @@ static void pair_key_hint(const struct measurement *m, const char *key)
  * cleared (status_clear) before anything else is printed. */
 static void status_line(struct session *s, uint64_t t0, bool *shown)
 {
-	static bool slow;	/* a read took long (many groups): time only */
+	/* stacks are symbolized when read: time only, as after a read
+	 * that took long (many groups) */
+	static bool slow;
+	const char *by = s->opt->by ? s->opt->by : "";
 	struct measurement m = { 0 };
 	uint64_t events = 0, lost = 0, t = now_ns();
 	char counts[96] = "";
 
+	if (!strcmp(s->cmd->name, "profile") || !strcmp(s->cmd->name, "offcpu") ||
+	    !strcmp(s->cmd->name, "wakeup") || strstr(by, "stack"))
+		slow = true;
 	if (!slow && !s->cmd->read(s, &m)) {
 		for (int i = 0; i < m.ngroups; i++)
 			events += m.groups[i].h.count;

@@ -25,7 +25,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/%,$(WORKLOAD_SRCS))
 
-.PHONY: all deps demo check check-unit check-host check-vm bench clean vmlinux
+.PHONY: all deps deps-build demo check check-unit check-host check-vm bench clean vmlinux
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/kdist $(WORKLOADS)
@@ -64,6 +64,13 @@ $(BUILD)/html.o $(BUILD)/asan/html.o: $(BUILD)/report_assets.h
 # kdist serve exports it as kdist_build_info{version}.
 KDIST_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/serve.o: CFLAGS += -DKDIST_VERSION='"$(KDIST_VERSION)"'
+# kdist --version: rewritten on every build, replaced only when it changed.
+KDIST_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+.PHONY: FORCE
+$(BUILD)/version.h: FORCE | $(BUILD)
+	@printf '#define KDIST_VERSION "%s"\n#define KDIST_COMMIT "%s"\n' '$(KDIST_VERSION)' '$(KDIST_COMMIT)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(BUILD)/kdist.o: $(BUILD)/version.h
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
@@ -76,10 +83,13 @@ $(WORKLOADS): tests/workloads/report.h
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 
+# deps: everything (check, bench, fuzz); deps-build: building and the demo.
 deps:
 	@scripts/deps.sh
+deps-build:
+	@scripts/deps.sh build
 
-demo: deps
+demo: deps-build
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 

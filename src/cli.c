@@ -8,6 +8,7 @@
 #include "func.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -75,11 +76,11 @@ int cli_max_groups(const struct command *c)
 const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_PID] = { "pid", 'p', "PID", "trace this process only", "@pid" },
 	[O_TID] = { "tid", 0, "TID", "trace this thread only", "@pid" },
-	[O_COMM] = { "comm", 0, "NAME", "trace threads with this name only" },
+	[O_COMM] = { "comm", 0, "NAME", "trace threads with this name only (one name; to see several, group by comm)" },
 	[O_CGROUP] = { "cgroup", 0, "PATH", "trace this cgroup v2 only", "@dir" },
 	[O_CMD] = { "cmd", 'c', "'CMD'", "run CMD, trace it (and its children) alone", "@command" },
-	[O_DURATION] = { "duration", 'd', "SECONDS", "stop after SECONDS" },
-	[O_INTERVAL] = { "interval", 'i', "SECONDS", "print each interval's distribution (diff: N, compare interval N only)" },
+	[O_DURATION] = { "duration", 'd', "SECONDS", "stop after SECONDS (or a duration: 500ms, 2s)" },
+	[O_INTERVAL] = { "interval", 'i', "SECONDS", "print each interval's distribution, SECONDS or 500ms... (diff: N, compare interval N only)" },
 	[O_COUNT] = { "count", 'n', "COUNT", "stop after COUNT intervals" },
 	[O_BY] = { "by", 0, "KEYS", "group by comm,pid,tid,cpu,cgroup,FIELD[:ksym]" },
 	[O_KEY] = { "key", 0, "FIELDS", "match START to END by FIELD[=END_FIELD],... (default: thread)" },
@@ -349,6 +350,33 @@ static int duration_parse(const char *s, uint64_t *ns, const char *what)
 	return 0;
 }
 
+/* -d and -i: bare seconds, as perf and the bcc tools take them, or a
+ * duration with its unit as --slower-than takes it. */
+static int seconds_parse(int id, const char *arg, double *out)
+{
+	size_t n = strlen(arg);
+	char secs[32];
+	uint64_t ns;
+
+	if (!n || !isalpha((unsigned char)arg[n - 1]))
+		return parse_num(id, arg, out);
+	if (duration_parse(arg, &ns, id == O_DURATION ? "--duration" : "--interval"))
+		return -EINVAL;
+	snprintf(secs, sizeof(secs), "%.9g", ns / 1e9);
+	return parse_num(id, secs, out);
+}
+
+/* -o is the format; perf and bpftrace users type -o FILE by habit. */
+static int format_parse(const char *arg, enum out_format *fmt)
+{
+	if (strchr(arg, '/') || strchr(arg, '.')) {
+		kd_err("bad -o '%s': -o is the format (text, json, csv...); did you mean --output %s?",
+		       arg, arg);
+		return -EINVAL;
+	}
+	return output_parse_format(arg, fmt);
+}
+
 static int opt_id_of(int val)
 {
 	if (val >= OPT_VAL)
@@ -371,7 +399,8 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		return -EINVAL;
 	}
 	if (num_bounds[id].max || id == O_FREQUENCY) {
-		err = parse_num(id, arg, &d);
+		err = id == O_DURATION || (id == O_INTERVAL && c != &cmd_diff) ?
+			seconds_parse(id, arg, &d) : parse_num(id, arg, &d);
 		if (err)
 			return err;
 	}
@@ -381,6 +410,11 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_COMM:
 		if (strlen(arg) > 15) {
 			kd_err("bad --comm '%s': at most 15 characters", arg);
+			return -EINVAL;
+		}
+		/* the kernel's filter compares one name */
+		if (strchr(arg, ',')) {
+			kd_err("bad --comm '%s': one name only (for several, --by comm shows each)", arg);
 			return -EINVAL;
 		}
 		snprintf(o->comm, sizeof(o->comm), "%s", arg);
@@ -405,7 +439,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		err = unit_parse(arg, &d);
 		o->view.unit = arg;
 		break;
-	case O_FORMAT: err = output_parse_format(arg, &o->view.format); break;
+	case O_FORMAT: err = format_parse(arg, &o->view.format); break;
 	case O_OUTPUT: o->output = arg; break;
 	case O_HIST: o->view.hist = true; break;
 	case O_HEATMAP: o->view.heatmap = true; break;

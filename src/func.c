@@ -267,7 +267,8 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 					     sizeof(*names), cmp_ksym_key) &&
 		    !excluded(pt, pt->kernel[g])) {
 			kd_err("failed to find kernel functions matching '%s': no such symbol "
-			       "in /proc/kallsyms", pt->kernel[g]);
+			       "in /proc/kallsyms (a module's functions are there only while "
+			       "it is loaded: lsmod, modprobe)", pt->kernel[g]);
 			err = -ENOENT;
 			goto out;
 		}

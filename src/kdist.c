@@ -10,8 +10,10 @@
 #include "engine.h"
 #include "events.h"
 #include "kdist.h"
+#include "tracefs.h"
 #include "util.h"
 #include "workload.h"
+#include "version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +44,107 @@ static double unix_now(void)
 
 	gettimeofday(&tv, NULL);
 	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* Names of the fields tracepoints a and b both have, ", "-separated, into
+ * buf; "" when either is not a tracepoint. */
+static void shared_fields(const char *a, const char *b, char *buf, size_t size)
+{
+	struct tp_format *f = calloc(2, sizeof(*f));
+	const char *spec[2] = { a, b };
+	size_t len = 0;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	for (int i = 0; i < 2; i++) {
+		char cat[64];
+		const char *colon = strchr(spec[i], ':');
+
+		if (!colon || (size_t)(colon - spec[i]) >= sizeof(cat))
+			goto out;
+		snprintf(cat, sizeof(cat), "%.*s", (int)(colon - spec[i]), spec[i]);
+		if (tp_format_load(cat, colon + 1, &f[i]))
+			goto out;
+	}
+	for (int i = 0; i < f[0].nfields && len + 1 < size; i++) {
+		const char *name = f[0].fields[i].name;
+
+		/* common_* and __syscall_nr: the same in every event */
+		if (strncmp(name, "common_", 7) && strncmp(name, "__", 2) &&
+		    tp_format_field(&f[1], name))
+			len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "", name);
+	}
+out:
+	free(f);
+}
+
+/* pair: when almost every END found no START, the key is the likely
+ * mistake; say so once, with the fields a --key could name. */
+static void pair_key_hint(const struct measurement *m, const char *key)
+{
+	uint64_t orphans = 0, matched = 0;
+	const char *start = NULL, *end = NULL;
+	char fields[256];
+
+	for (int i = 0; i < m->ndrops; i++)
+		if (!strcmp(m->drops[i].name, "end_without_start"))
+			orphans = m->drops[i].value;
+	for (int i = 0; i < m->ngroups; i++)
+		matched += m->groups[i].h.count;
+	for (int i = 0; i < m->nevents; i++) {
+		if (!strcmp(m->events[i].role, "start"))
+			start = m->events[i].spec;
+		else if (!strcmp(m->events[i].role, "end"))
+			end = m->events[i].spec;
+	}
+	if (!start || !end || orphans < 20 || matched * 10 > orphans)
+		return;
+	shared_fields(start, end, fields, sizeof(fields));
+	kd_err("hint: %llu ENDs found no START, %llu did, matched by %s: %s%s%s",
+	       (unsigned long long)orphans, (unsigned long long)matched,
+	       key && *key ? key : "tid",
+	       fields[0] ? "try --key with a field both events have: " :
+			   "the events share no field: try --key START_FIELD=END_FIELD",
+	       fields, fields[0] ? " (or START_FIELD=END_FIELD)" : "");
+}
+
+/* On a terminal, a line on stderr rewritten each second while tracing:
+ * elapsed time, events and losses so far.  *shown: a line is up, to be
+ * cleared (status_clear) before anything else is printed. */
+static void status_line(struct session *s, uint64_t t0, bool *shown)
+{
+	/* stacks are symbolized when read: time only, as after a read
+	 * that took long (many groups) */
+	static bool slow;
+	const char *by = s->opt->by ? s->opt->by : "";
+	struct measurement m = { 0 };
+	uint64_t events = 0, lost = 0, t = now_ns();
+	char counts[96] = "";
+
+	if (!strcmp(s->cmd->name, "profile") || !strcmp(s->cmd->name, "offcpu") ||
+	    !strcmp(s->cmd->name, "wakeup") || strstr(by, "stack"))
+		slow = true;
+	if (!slow && !s->cmd->read(s, &m)) {
+		for (int i = 0; i < m.ngroups; i++)
+			events += m.groups[i].h.count;
+		for (int i = 0; i < m.ndrops; i++)
+			if (!m_drop_unmatched(m.drops[i].name))
+				lost += m.drops[i].value;
+		snprintf(counts, sizeof(counts), ", %llu events, %llu lost",
+			 (unsigned long long)events, (unsigned long long)lost);
+		slow = now_ns() - t > 50000000;
+	}
+	measurement_clear(&m);
+	fprintf(stderr, "\r\033[K%.0f s%s; Ctrl-C to end", (t - t0) / 1e9, counts);
+	*shown = true;
+}
+
+static void status_clear(bool *shown)
+{
+	if (*shown)
+		fputs("\r\033[K", stderr);
+	*shown = false;
 }
 
 /* Read the cumulative measurement, print what is new since prev; the last
@@ -80,6 +184,8 @@ static int emit(struct session *s, FILE *out, struct measurement *prev, int inte
 	err = measurement_write(out, &delta, &s->opt->view);
 	if (err)
 		kd_err("failed to write output: %s", strerror(-err));
+	if (last && !strcmp(s->cmd->name, "pair"))
+		pair_key_hint(interval ? &cur : &delta, s->opt->key);
 	measurement_clear(prev);
 	*prev = cur;
 	memset(&cur, 0, sizeof(cur));
@@ -120,6 +226,11 @@ static int run_session(const struct command *c, struct options *o)
 	FILE *out = stdout;
 	int sfd = -1, err, interval = 0;
 	bool stop = false, have_workload = o->cmd || o->argv, created = false;
+	/* a status line only where a person watches, and not between
+	 * events printed as they happen */
+	bool status = isatty(STDERR_FILENO) && !o->slower_ns && strcmp(c->name, "trace");
+	bool shown = false;
+	uint64_t next_status = 0;
 
 	sfd = kdist_signalfd();
 	if (sfd < 0)
@@ -194,6 +305,16 @@ static int run_session(const struct command *c, struct options *o)
 			wake = deadline;
 		if (next && next < wake)
 			wake = next;
+		if (status) {
+			if (!next_status)
+				next_status = t0 + 1000000000ULL;
+			if (now >= next_status) {
+				status_line(&s, t0, &shown);
+				next_status += 1000000000ULL;
+			}
+			if (next_status < wake)
+				wake = next_status;
+		}
 		/* at most a minute: poll's int milliseconds end at 24 days */
 		timeout = wake == UINT64_MAX ? -1 : wake <= now ? 0 :
 			  wake - now >= 60000000000ULL ? 60000 : (int)((wake - now + 999999) / 1000000);
@@ -218,6 +339,7 @@ static int run_session(const struct command *c, struct options *o)
 		if (deadline && now >= deadline)
 			stop = true;
 		if (next && (now >= next || stop)) {
+			status_clear(&shown);
 			err = emit(&s, out, &prev, interval + 1, t0, &t_prev,
 				   stop || (o->count && interval + 1 >= o->count));
 			interval++;
@@ -228,6 +350,7 @@ static int run_session(const struct command *c, struct options *o)
 				stop = true;
 		}
 	}
+	status_clear(&shown);
 	if (!o->interval)
 		err = emit(&s, out, &prev, 0, t0, &t_prev, true);
 	if (!err) {
@@ -239,6 +362,7 @@ static int run_session(const struct command *c, struct options *o)
 	if (!err && have_workload && w.exited)
 		err = workload_status(&w);
 out:
+	status_clear(&shown);
 	events_close();
 	session_stop(&s);
 	if (have_workload)
@@ -284,6 +408,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	const struct command *c;
+	struct stat st;
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -291,6 +416,11 @@ int main(int argc, char **argv)
 	    !strcmp(argv[1], "help")) {
 		cli_usage(argc < 2 ? stderr : stdout, NULL);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("kdist %s (commit %s, libbpf %u.%u)\n", KDIST_VERSION, KDIST_COMMIT,
+		       libbpf_major_version(), libbpf_minor_version());
+		return 0;
 	}
 	/* hidden: the build makes the man page and completion with it */
 	if (!strcmp(argv[1], "__expand") && argc == 3)
@@ -314,6 +444,9 @@ int main(int argc, char **argv)
 			kd_err("failed to write output: %s", strerror(errno));
 		return 1;
 	}
+	/* the file is the result: say where it went (stdout stays the data's) */
+	if (o.output && err >= 0 && !stat(o.output, &st))
+		fprintf(stderr, "Wrote %s (%lld bytes)\n", o.output, (long long)st.st_size);
 	/* 0, 1 for a runtime failure, 2 for a usage error, or the workload's
 	 * (or diff's) own status */
 	return err > 0 ? err : err ? (kd_bad_input ? 2 : 1) : 0;

@@ -136,10 +136,34 @@ static const struct m_group **sorted_groups(const struct measurement *m, const c
 	return v;
 }
 
+static const char *label(const struct measurement *m, const struct m_group *g, int i, char *buf);
+
+/* With -i, a group keeps the unit of the first interval it had events in,
+ * so that its histograms read alike from interval to interval. */
+static const char *run_unit(const struct measurement *m, const struct m_group *g, const char *u)
+{
+	static struct { char key[256]; const char *unit; } seen[1024];
+	static int nseen;
+	char key[256] = "", buf[128];
+	size_t len = 0;
+
+	for (int i = 0; i < m->nby && len < sizeof(key); i++)
+		len += snprintf(key + len, sizeof(key) - len, "%s\x1f", label(m, g, i, buf));
+	for (int i = 0; i < nseen; i++)
+		if (!strcmp(seen[i].key, key))
+			return seen[i].unit;
+	if (nseen < (int)ARRAY_SIZE(seen)) {
+		snprintf(seen[nseen].key, sizeof(seen[nseen].key), "%s", key);
+		seen[nseen++].unit = u;
+	}
+	return u;
+}
+
 /* Display unit and divisor for a histogram: the option, or the largest
- * unit in which the median is at least 1. */
+ * unit in which the median is at least 1 (with -i: in the group's first
+ * interval). */
 static const char *pick_unit(const struct measurement *m, const struct view_opts *v,
-			     const struct hist *h, double *div)
+			     const struct m_group *g, const struct hist *h, double *div)
 {
 	const char *u;
 
@@ -148,6 +172,8 @@ static const char *pick_unit(const struct measurement *m, const struct view_opts
 		return m->value_unit ? m->value_unit : "";
 	}
 	u = v->unit ? v->unit : unit_auto(hist_quantile(h, 0.5));
+	if (!v->unit && m->interval > 0 && h->count)
+		u = run_unit(m, g, u);
 	unit_parse(u, div);
 	return u;
 }
@@ -373,8 +399,12 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 {
 	char t[6][32], buf[128];
 
-	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s\n", "FUNCTION", "CALLS", "TOTAL",
+	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s", "FUNCTION", "CALLS", "TOTAL",
 		"SELF", "AVG", "MIN", "P50", "P99");
+	/* --by keys after the function: a column each, headed by its name */
+	for (int j = 1; j < m->nby; j++)
+		fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", m->by[j]);
+	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
 		struct hist hb;
 		const struct hist *h = group_hist(v[i], &hb);
@@ -388,7 +418,7 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", label(m, v[i], 0, buf),
 			(unsigned long long)h->count, t[0], t[1], t[2], t[3], t[4], t[5]);
 		for (int j = 1; j < m->nby; j++)
-			fprintf(f, " %s=%s", m->by[j], label(m, v[i], j, buf));
+			fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", label(m, v[i], j, buf));
 		fputc('\n', f);
 	}
 	if (vo->hist) {
@@ -396,7 +426,7 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 			struct hist hb;
 			const struct hist *h = group_hist(v[i], &hb);
 			double div;
-			const char *u = pick_unit(m, vo, h, &div);
+			const char *u = pick_unit(m, vo, v[i], h, &div);
 
 			fprintf(f, "\n%s\n", label(m, v[i], 0, buf));
 			write_hist_text(f, h, u, div);
@@ -490,7 +520,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 			struct hist hb;
 			const struct hist *h = group_hist(v[i], &hb);
 			double div;
-			const char *unit = pick_unit(m, vo, h, &div);
+			const char *unit = pick_unit(m, vo, v[i], h, &div);
 
 			if (m->nby) {
 				fputc('\n', f);

@@ -59,6 +59,9 @@ static int probe_run(struct options *o)
 		kd_err("bad arguments: probe takes none");
 		return -EINVAL;
 	}
+	/* without root every load fails: that is not what the kernel lacks */
+	if (kdist_need_root())
+		return -EPERM;
 	uname(&u);
 	printf("kernel %s %s\n", u.release, u.machine);
 	printf("lockdown: %s\n\n", lockdown());

@@ -174,6 +174,10 @@ int workload_prepare(struct workload *w, const char *cmd, char **argv)
 			_exit(127);
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
+		/* kdist's stdout carries its results alone (-o json | jq): what
+		 * the workload prints goes to kdist's stderr */
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		if (cmd)
 			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		else

@@ -1,9 +1,9 @@
 #!/bin/bash
-# make check: unit, sanitizer (ASan/UBSan), host and VM tiers; one closing
+# make check: unit, sanitizer (ASan/UBSan), host, doc and VM tiers; one closing
 # line for all of them.
 cd "$(dirname "$0")/.." || exit 1
 p=0 f=0 s=0
-for tier in tests/run-unit.sh tests/run-asan.sh tests/host/run.sh tests/vm/run.sh; do
+for tier in tests/run-unit.sh tests/run-asan.sh tests/host/run.sh tests/doc/run.sh tests/vm/run.sh; do
 	echo "=== $tier"
 	"$tier" 2>&1 | tee build/last-tier.log
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' build/last-tier.log | tail -1)

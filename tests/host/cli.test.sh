@@ -172,3 +172,216 @@ test_cli_output_full() {
 	! grep -q "Input/output error" "$TMP/err" "$TMP/err2" "$TMP/err3" || { fail "said EIO"; return; }
 	pass "full tmpfs: ENOSPC and exit 1, through --output, stdout (said once) and folded stacks"
 }
+
+# --version: the build's version and the commit it was built from.
+test_cli_version() {
+	local out head
+	out=$("$KDIST" --version) || { fail "--version: exit $?"; return; }
+	[[ $out =~ ^kdist\ [^\ ]+\ \(commit\ ([0-9a-f]{40}|unknown),\ libbpf\ [0-9]+\.[0-9]+\)$ ]] ||
+		{ fail "--version printed: $out"; return; }
+	head=$(git -C "$TOP" rev-parse HEAD 2>/dev/null) &&
+		{ [[ $out == *"commit $head,"* ]] || { fail "--version: $out, HEAD is $head"; return; }; }
+	pass "$out"
+}
+
+# An event that does not exist is bad input in every command that takes one.
+test_cli_unknown_event_exit_2() {
+	local args rc
+	for args in "pair nosuch:event raw_syscalls:sys_exit" "count nosuch:event" \
+		    "dist nosuch:event count" "trace nosuch:event"; do
+		# shellcheck disable=SC2086
+		"$KDIST" $args -d 1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+		[ $rc = 2 ] || { fail "$args: exit $rc, expected 2: $(cat "$TMP/err")"; return; }
+		[ "$(cat "$TMP/err")" = "kdist: unknown event 'nosuch:event': no such tracepoint in tracefs (see kdist list)" ] ||
+			{ fail "$args said: $(head -3 "$TMP/err")"; return; }
+	done
+	no_leftovers || { fail "BPF programs left behind"; return; }
+	pass "pair, count, dist, trace: one line 'unknown event', exit 2"
+}
+
+# -o is the format; a value that looks like a file points to --output.
+test_cli_o_looks_like_a_file() {
+	local v rc
+	for v in out.json report.svg ./x /tmp/kdist-o-test; do
+		(cd "$TMP" && "$KDIST" syscalls -d 1 -o "$v" >"$TMP/out" 2>"$TMP/err"); rc=$?
+		[ $rc = 2 ] || { fail "-o $v: exit $rc, expected 2"; return; }
+		[ "$(cat "$TMP/err")" = "kdist: bad -o '$v': -o is the format (text, json, csv...); did you mean --output $v?" ] ||
+			{ fail "-o $v said: $(head -3 "$TMP/err")"; return; }
+		[ ! -e "$TMP/$v" ] && [ ! -s "$TMP/out" ] || { fail "-o $v: wrote something"; return; }
+	done
+	"$KDIST" syscalls -o jsn -d 1 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && ! grep -q 'did you mean' "$TMP/err" || { fail "-o jsn: exit $rc: $(cat "$TMP/err")"; return; }
+	pass "-o out.json, report.svg, ./x, /tmp/...: 'did you mean --output', exit 2; -o jsn: a format error"
+}
+
+# -d and -i: bare seconds or a duration with its unit.
+test_cli_duration_units() {
+	local t0 ms rc n
+	t0=$(date +%s%N)
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit -d 300ms -o csv >"$TMP/out" 2>"$TMP/err"; rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ $rc = 0 ] || { fail "-d 300ms: exit $rc: $(cat "$TMP/err")"; return; }
+	[ $ms -ge 300 ] && [ $ms -lt 5000 ] || { fail "-d 300ms took $ms ms"; return; }
+	# -i 100ms, not 100 s: more than one interval within -d 1
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit -i 100ms -d 1 -o csv >"$TMP/out" 2>"$TMP/err"; rc=$?
+	n=$(cut -d, -f1 "$TMP/out" | grep -E '^[0-9]+$' | sort -u | wc -l)
+	[ $rc = 0 ] && [ "$n" -ge 2 ] || { fail "-i 100ms -d 1: exit $rc, $n intervals"; return; }
+	for v in 5x 1.5 ms -1s 0.5ns; do
+		"$KDIST" syscalls -d "$v" >/dev/null 2>"$TMP/err"; rc=$?
+		[ "$v" = 1.5 ] && continue
+		[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "^kdist: bad --duration" "$TMP/err" ||
+			{ fail "-d $v: exit $rc: $(cat "$TMP/err")"; return; }
+	done
+	pass "-d 300ms ran $ms ms; -i 100ms -d 1: $n intervals; -d 5x, ms, -1s, 0.5ns: bad --duration, exit 2"
+}
+
+# With a workload, kdist's stdout carries its results alone.
+test_cli_workload_stdout_clean() {
+	local rc
+	"$KDIST" count raw_syscalls:sys_enter -o json -- sh -c 'echo workload-says-hello' \
+		2>"$TMP/err" | python3 -m json.tool >/dev/null; rc=${PIPESTATUS[1]}
+	[ "$rc" = 0 ] || { fail "-- cmd: stdout is not JSON"; return; }
+	grep -qx workload-says-hello "$TMP/err" || { fail "-- cmd: the workload's output is lost"; return; }
+	"$KDIST" count raw_syscalls:sys_enter -o json -c 'echo one; echo two >&2' \
+		2>"$TMP/err" | python3 -m json.tool >/dev/null; rc=${PIPESTATUS[1]}
+	[ "$rc" = 0 ] && grep -qx one "$TMP/err" && grep -qx two "$TMP/err" ||
+		{ fail "-c: JSON rc $rc, stderr: $(head -3 "$TMP/err")"; return; }
+	pass "-o json -- cmd-that-prints | python3 -m json.tool: the workload's lines on stderr"
+}
+
+# A pair whose ENDs almost never find their START says so, with the
+# fields a --key could name; a working key says nothing.
+test_cli_pair_key_hint() {
+	local h
+	"$KDIST" pair sched:sched_waking sched:sched_wakeup --key target_cpu=pid \
+		-- "$WL/waker" 50 1 >/dev/null 2>"$TMP/err" || { fail "exit $?: $(tail -2 "$TMP/err")"; return; }
+	h=$(grep '^kdist: hint: ' "$TMP/err")
+	[[ $h == *"ENDs found no START, 0 did, matched by target_cpu=pid: try --key with a field both events have: "*pid*target_cpu* ]] ||
+		{ fail "wrong key: hint '$h'"; return; }
+	"$KDIST" pair syscalls:sys_enter_close syscalls:sys_exit_close --key fd=ret \
+		-- "$WL/syserr" 100 50 >/dev/null 2>"$TMP/err2"
+	grep -q '^kdist: hint: .*the events share no field: try --key START_FIELD=END_FIELD' "$TMP/err2" ||
+		{ fail "no shared field: $(tail -1 "$TMP/err2")"; return; }
+	# the default key, the thread: every close's END finds its START
+	"$KDIST" pair syscalls:sys_enter_close syscalls:sys_exit_close \
+		-- "$WL/syserr" 100 50 >/dev/null 2>"$TMP/err3"
+	! grep -q 'hint' "$TMP/err3" || { fail "a working key got: $(grep hint "$TMP/err3")"; return; }
+	pass "${h#kdist: }"
+}
+
+# Without root, every command that loads BPF (probe too) says that root
+# is needed, instead of what the kernel would lack.
+test_cli_not_root() {
+	local args rc
+	command -v setpriv >/dev/null || { skip "no setpriv"; return; }
+	for args in "probe" "syscalls -d 1" "pair raw_syscalls:sys_enter raw_syscalls:sys_exit -d 1" \
+		    "trace sched:sched_process_exec -d 1" "func u:libc:malloc -d 1" "profile -d 1" \
+		    "offcpu -d 1" "serve --measure runq --listen 127.0.0.1:0"; do
+		# shellcheck disable=SC2086
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$KDIST" $args >"$TMP/out" 2>"$TMP/err"; rc=$?
+		[ $rc = 1 ] && [ "$(cat "$TMP/err")" = "kdist: failed to start: kdist needs root (CAP_BPF and CAP_PERFMON) to load BPF" ] ||
+			{ fail "$args as nobody: exit $rc: $(head -3 "$TMP/err")"; return; }
+		[ ! -s "$TMP/out" ] || { fail "$args as nobody printed: $(head -2 "$TMP/out")"; return; }
+	done
+	pass "probe, syscalls, pair, trace, func, profile, offcpu, serve as nobody: 'needs root', exit 1"
+}
+
+# --comm takes one name: a list is refused, not silently matched as a name.
+test_cli_comm_list_refused() {
+	local rc
+	"$KDIST" syscalls --comm sleeper,syserr -d 1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && [ "$(cat "$TMP/err")" = "kdist: bad --comm 'sleeper,syserr': one name only (for several, --by comm shows each)" ] ||
+		{ fail "exit $rc: $(head -3 "$TMP/err")"; return; }
+	pass "--comm a,b: one line, exit 2"
+}
+
+# --output says on stderr what it wrote; stdout stays empty.
+test_cli_output_confirmed() {
+	local size
+	"$KDIST" syscalls -o json --output "$TMP/c.json" -- "$WL/syserr" 10 5 >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	size=$(stat -c %s "$TMP/c.json")
+	grep -qx "Wrote $TMP/c.json ($size bytes)" "$TMP/err" && [ ! -s "$TMP/out" ] ||
+		{ fail "said: $(cat "$TMP/err"); stdout $(wc -c <"$TMP/out") bytes"; return; }
+	"$KDIST" diff "$TMP/c.json" "$TMP/c.json" -o markdown --output "$TMP/c.md" >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "diff: exit $?"; return; }
+	grep -qx "Wrote $TMP/c.md ($(stat -c %s "$TMP/c.md") bytes)" "$TMP/err" ||
+		{ fail "diff said: $(cat "$TMP/err")"; return; }
+	"$KDIST" syscalls -d 1 --output /nonexistent-dir/x.json 2>"$TMP/err"
+	! grep -q '^Wrote' "$TMP/err" || { fail "a failed --output said Wrote"; return; }
+	pass "Wrote FILE (N bytes) on stderr for a measurement and diff; nothing for a failed one"
+}
+
+# func --by KEYS: every column of the table is headed, the keys too.
+test_cli_func_by_columns() {
+	"$KDIST" func "u:$WL/calltree:outer" --by comm,tid -- "$WL/calltree" 4 >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "exit $?: $(tail -2 "$TMP/err")"; return; }
+	local head row
+	head=$(grep '^FUNCTION' "$TMP/out")
+	row=$(grep 'calltree:outer' "$TMP/out" | grep -v '^func ')
+	[ "$(echo "$head" | awk '{print NF}')" = 10 ] && [ "$(echo "$head" | awk '{print $9, $10}')" = "comm tid" ] ||
+		{ fail "header: $head"; return; }
+	[ "$(echo "$row" | awk '{print NF}')" = 10 ] && [ "$(echo "$row" | awk '{print $9}')" = calltree ] &&
+		[[ $row != *=* ]] || { fail "row: $row"; return; }
+	pass "$head"
+}
+
+# On a terminal a status line counts while tracing, and is cleared before
+# the result; off a terminal, nothing of it.
+test_cli_status_line() {
+	local n
+	command -v script >/dev/null || { skip "no script(1) for a terminal"; return; }
+	script -qc "$KDIST pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -- $WL/sleeper 25 100" \
+		/dev/null >"$TMP/tty" </dev/null || { fail "exit $?: $(tail -3 "$TMP/tty")"; return; }
+	n=$(grep -aoE $'\r\e\\[K1 s, [0-9]+ events, 0 lost; Ctrl-C to end' "$TMP/tty" | grep -oE '[0-9]+ events' | cut -d' ' -f1)
+	[ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -le 10 ] ||
+		{ fail "no status line with 1 to 10 events at 1 s: $(head -c 300 "$TMP/tty" | cat -v)"; return; }
+	grep -aq $'^\r\e\\[K.*\r\e\\[K\r$' "$TMP/tty" || { fail "status line not cleared"; return; }
+	grep -aq '^count 25 ' "$TMP/tty" || { fail "no result after the status: $(tail -3 "$TMP/tty")"; return; }
+	"$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -- "$WL/sleeper" 15 100 \
+		>"$TMP/out" 2>"$TMP/err" || { fail "off a terminal: exit $?"; return; }
+	[ "$(grep -c 'Ctrl-C' "$TMP/err")" = 1 ] && ! grep -q $'\e' "$TMP/out" "$TMP/err" ||
+		{ fail "off a terminal: $(cat -v "$TMP/err")"; return; }
+	pass "terminal: '1 s, $n events, 0 lost', cleared before the result; none off a terminal"
+}
+
+# The README's first screen: make demo installs only the build's packages,
+# and a user without root is told what is needed, not failed by sudo.
+test_cli_first_screen() {
+	local out rc
+	make -C "$TOP" -n demo 2>/dev/null | grep -qx 'scripts/deps.sh build' ||
+		{ fail "make demo does not install through 'scripts/deps.sh build'"; return; }
+	make -C "$TOP" -n check 2>/dev/null | grep -qx 'scripts/deps.sh' ||
+		{ fail "make check does not install everything"; return; }
+	out=$("$TOP/scripts/deps.sh" build --list | tr '\n' ' ')
+	[ "$("$TOP/scripts/deps.sh" all --list | sort | comm -23 <(tr ' ' '\n' <<<"$out" | grep . | sort) -)" = "" ] ||
+		{ fail "the build's packages are not all in the full list"; return; }
+	[[ " $out " == *" clang "* && " $out " != *" chromium "* && " $out " != *" qemu-system-x86 "* && " $out " != *" prometheus "* ]] ||
+		{ fail "deps.sh build checks: $out"; return; }
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TOP/scripts/deps.sh" build >"$TMP/out" 2>&1; rc=$?
+	[ $rc = 0 ] && [ ! -s "$TMP/out" ] || { fail "deps.sh build as nobody, all installed: exit $rc: $(cat "$TMP/out")"; return; }
+	"$TOP/scripts/deps.sh" nosuch >/dev/null 2>&1; rc=$?
+	[ $rc = 2 ] || { fail "deps.sh nosuch: exit $rc"; return; }
+	if command -v sudo >/dev/null; then
+		pass "make demo: deps.sh build ($out); sudo present, demo as a user not run"
+		return
+	fi
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TOP/scripts/demo.sh" >"$TMP/out" 2>&1; rc=$?
+	[ $rc = 1 ] && grep -qx 'kdist: failed to run the demo: BPF needs root (CAP_BPF and CAP_PERFMON), and there is no sudo' "$TMP/out" ||
+		{ fail "demo.sh as nobody without sudo: exit $rc: $(cat "$TMP/out")"; return; }
+	pass "make demo: deps.sh build ($out); as a user without sudo: one line, exit 1"
+}
+
+# With -i, a histogram keeps its unit from interval to interval: 30 ms
+# sleeps first, then 100 sleeps of 50 us stay in msecs.
+test_cli_interval_unit_stable() {
+	"$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -i 0.25 \
+		-c "$WL/sleeper 10 30; $WL/sleeper 100 0.05" >"$TMP/out" 2>"$TMP/err" ||
+		{ fail "exit $?: $(tail -2 "$TMP/err")"; return; }
+	local units n
+	units=$(grep -oE '^ +[a-z]+secs +: count' "$TMP/out" | awk '{print $1}' | sort | uniq -c | tr -s ' ')
+	n=$(grep -c '^\[interval' "$TMP/out")
+	[ "$n" -ge 2 ] && [ "$(echo "$units" | awk '{print $2}')" = msecs ] ||
+		{ fail "$n intervals, units: $units"; return; }
+	pass "$n intervals, every histogram in msecs"
+}

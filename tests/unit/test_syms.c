@@ -593,7 +593,6 @@ static void test_libc(void)
 		return;
 	printf("     %zu function symbols of %s in %.2f ms\n",
 	       elf_syms_count(es), libc_path, best);
-	check("elf_syms_load libc under 50 ms", best < 50.0, "%.1f ms", best);
 
 	n = elf_syms_match(es, "malloc", count_cb, &m);
 	check("elf_syms_match malloc exactly once", n == 1 && m.calls == 1,

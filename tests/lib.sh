@@ -156,15 +156,33 @@ else:
 # on the same stream.  kdist (KDIST_ARGS, JSON to JSON) attaches first;
 # bpftrace attaches and then runs WORKLOAD (-c), so both see all of it;
 # kdist stops once the workload is done.  BT_OUT gets bpftrace's maps.
+#
+# bpftrace's tracepoint programs are perf-tracepoint programs: the kernel
+# skips one when an interrupt's event (a timer's wakeup) arrives while
+# any tracepoint or kprobe program of any tool runs on that CPU, and
+# counts it only in the program's recursion_misses.  The workload's last
+# act, while bpftrace still holds its programs, writes their sum to
+# BT_OUT.misses (peer_agrees reads it).
 peer_trace() {
-	local json=$1 bt_out=$2 prog=$3 wl=$4 kd rc
+	local json=$1 bt_out=$2 prog=$3 wl=$4 kd
 	shift 4
 	"$KDIST" "$@" -o json >"$json" 2>"$json.err" &
 	kd=$!
 	wait_tracing "$json.err" || { kill $kd; wait $kd; return 1; }
-	bpftrace -e "$prog" -c "$wl" >"$bt_out" 2>&1
+	printf '%s\nbpftool -j prog show | python3 %s/tests/peer-misses.py $PPID >%s\n' \
+		"$wl" "$TOP" "$bt_out.misses" >"$bt_out.sh"
+	bpftrace -e "$prog" -c "/bin/sh $bt_out.sh" >"$bt_out" 2>&1
 	kill -INT $kd
 	wait $kd
+}
+
+# peer_agrees COUNT PEER BT_OUT: kdist's COUNT is bpftrace's PEER, or above
+# it by no more than the events the kernel skipped of bpftrace's programs
+# (0 on a machine where no other BPF program runs beside the test).
+peer_agrees() {
+	local misses
+	misses=$(cat "$3.misses" 2>/dev/null)
+	[ "$1" -ge "$2" ] && [ "$1" -le $(($2 + ${misses:-0})) ]
 }
 
 # bt_val BT_OUT NAME: a bpftrace count() map without keys, 0 when unset

@@ -484,6 +484,19 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	return err;
 }
 
+/* Forget where the previous parse stopped.  optind = 1 alone does not:
+ * glibc's getopt goes on inside a cluster of short options ("-1p4242") the
+ * previous parse left half read, in an argv that may be freed since (serve
+ * parses every measurement, again at every reload).  optind = 0 starts it
+ * afresh at its next call: this one, on an argv of no options. */
+static void getopt_reset(void)
+{
+	static char *none[] = { "kdist", NULL };
+
+	optind = 0;
+	getopt(1, none, "");
+}
+
 int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 {
 	struct option lo[NR_OPTS + 1] = { 0 };
@@ -507,9 +520,9 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 	if (!o->args)
 		return -ENOMEM;
 	opterr = 0;
+	getopt_reset();
 	/* "+" and manual permutation: options may follow positionals, but
 	 * everything after "--" is the workload's. */
-	optind = 1;
 	while (optind < argc) {
 		if (!strcmp(argv[optind], "--")) {
 			o->argv = &argv[optind + 1];
@@ -530,6 +543,10 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		opt = getopt_long(argc, argv, shorts, lo, NULL);
 		if (opt == -1)
 			break;
+		if (opt == '?' && optopt) {	/* a short one, maybe inside a cluster */
+			kd_err("unknown option '-%c' (see kdist %s --help)", optopt, c->name);
+			return -EINVAL;
+		}
 		if (opt == '?') {
 			kd_err("unknown option '%s' (see kdist %s --help)", argv[optind - 1], c->name);
 			return -EINVAL;

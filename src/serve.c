@@ -14,6 +14,7 @@
 #include "http.h"
 #include "kdist.h"
 #include "prom.h"
+#include "serve.h"
 #include "util.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 
@@ -151,7 +153,7 @@ static bool valid_name(const char *s)
 
 /* One measurement spec, parsed and checked, nothing loaded.  0 or -errno
  * after one line naming it. */
-static int served_parse(struct server *sv0, const char *text, struct served **out)
+static int served_parse(int max_groups, const char *text, struct served **out)
 {
 	struct served *sv = calloc(1, sizeof(*sv));
 	const struct command *c = NULL;
@@ -208,7 +210,7 @@ static int served_parse(struct server *sv0, const char *text, struct served **ou
 			goto out;
 		}
 	}
-	sv->o.max_groups = sv0->top->max_groups;
+	sv->o.max_groups = max_groups;
 	err = cli_parse(sv->argc - i, sv->argv + i, c, &sv->o);
 	if (err)
 		goto out;
@@ -225,31 +227,46 @@ out:
 	return err;
 }
 
-/* The measurements of --measure and --config, parsed, in *out.  0 or
- * -errno after one line. */
-static int specs_load(struct server *srv, struct served **out)
+/* The configuration file: a regular file of at most SERVE_CONFIG_MAX bytes
+ * (/dev/zero or a 100 MB line never ends a start nor a reload, and a FIFO,
+ * which could hold a reload for read_input's idle time, is no file to read
+ * again at SIGHUP).  0 or -errno after one line. */
+static int config_read(const char *path, char **conf, size_t *len)
 {
-	struct served *head = NULL, **tail = &head, *sv;
-	char *conf = NULL, *line, *save = NULL;
-	int err = 0, lineno = 0;
+	struct stat st;
+	int err = 0;
 
-	*out = NULL;
-	for (int i = 0; i < srv->top->nmeasures && !err; i++) {
-		err = served_parse(srv, srv->top->measures[i], &sv);
-		*tail = sv;
-		if (sv)
-			tail = &sv->next;
+	if (stat(path, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (!err)
+		err = read_input(path, SERVE_CONFIG_MAX, conf, len);
+	/* a file that is no configuration is the user's mistake (exit 2) */
+	if (err == -EINVAL || err == -EISDIR)
+		kd_err("bad configuration %s: not a regular file", path);
+	else if (err == -EFBIG)
+		kd_err("bad configuration %s: %s", path, read_input_strerror(err, SERVE_CONFIG_MAX));
+	else if (err)
+		kd_err("failed to read %s: %s", path, read_input_strerror(err, SERVE_CONFIG_MAX));
+	return err;
+}
+
+/* The measurements of config text conf (len bytes, NUL-terminated, changed
+ * in place) after *tail.  0 or -errno after one line. */
+static int config_parse(char *conf, size_t len, int max_groups, struct served ***tail)
+{
+	char *line, *save = NULL;
+	struct served *sv;
+	int err = 0;
+
+	if (strlen(conf) != len) {
+		kd_err("bad configuration: a NUL byte at offset %zu", strlen(conf));
+		return -EINVAL;
 	}
-	if (!err && srv->top->config) {
-		err = read_file(srv->top->config, &conf, NULL);
-		if (err)
-			kd_err("failed to read %s: %s", srv->top->config, strerror(-err));
-	}
-	for (line = conf && !err ? strtok_r(conf, "\n", &save) : NULL; line && !err;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(conf, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
 		char *hash = line;
 
-		lineno++;
 		/* a comment: from a '#' that starts a word to the line's end */
 		while ((hash = strchr(hash, '#')) && hash != line && hash[-1] != ' ' &&
 		       hash[-1] != '\t')
@@ -258,21 +275,92 @@ static int specs_load(struct server *srv, struct served **out)
 			*hash = '\0';
 		if (!*str_trim(line))
 			continue;
-		err = served_parse(srv, line, &sv);
+		err = served_parse(max_groups, line, &sv);
+		**tail = sv;
+		if (sv)
+			*tail = &sv->next;
+	}
+	return err;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct served *const *)a)->name, (*(struct served *const *)b)->name);
+}
+
+/* -EINVAL after one line when two measurements of l share a name: sorted,
+ * for a configuration of many thousands is a hostile one, not a slow one. */
+static int names_unique(struct served *l)
+{
+	struct served **v;
+	size_t n = 0;
+	int err = 0;
+
+	for (struct served *sv = l; sv; sv = sv->next)
+		n++;
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (struct served *sv = l; sv; sv = sv->next)
+		v[n++] = sv;
+	qsort(v, n, sizeof(*v), name_cmp);
+	for (size_t i = 1; i < n && !err; i++) {
+		if (!strcmp(v[i - 1]->name, v[i]->name)) {
+			kd_err("bad measurements: two are named '%s' (give one a name=)", v[i]->name);
+			err = -EINVAL;
+		}
+	}
+	free(v);
+	return err;
+}
+
+int serve_config_check(const char *text, size_t len, int max_groups)
+{
+	struct served *head = NULL, **tail = &head;
+	char *conf = malloc(len + 1);
+	int err, n = 0;
+
+	if (!conf)
+		return -ENOMEM;
+	memcpy(conf, text, len);
+	conf[len] = '\0';
+	err = config_parse(conf, len, max_groups, &tail);
+	free(conf);
+	if (!err)
+		err = names_unique(head);
+	for (struct served *sv = head; sv && !err; sv = sv->next)
+		n++;
+	list_free(head);
+	return err ? err : n;
+}
+
+/* The measurements of --measure and --config, parsed, in *out.  0 or
+ * -errno after one line. */
+static int specs_load(struct server *srv, struct served **out)
+{
+	struct served *head = NULL, **tail = &head, *sv;
+	char *conf = NULL;
+	size_t len = 0;
+	int err = 0;
+
+	*out = NULL;
+	for (int i = 0; i < srv->top->nmeasures && !err; i++) {
+		err = served_parse(srv->top->max_groups, srv->top->measures[i], &sv);
 		*tail = sv;
 		if (sv)
 			tail = &sv->next;
 	}
-	free(conf);
-	for (struct served *a = head; a && !err; a = a->next) {
-		for (struct served *b = a->next; b && !err; b = b->next) {
-			if (!strcmp(a->name, b->name)) {
-				kd_err("bad measurements: two are named '%s' (give one a name=)",
-				       a->name);
-				err = -EINVAL;
-			}
-		}
+	if (!err && srv->top->config) {
+		err = config_read(srv->top->config, &conf, &len);
+		if (!err)
+			err = config_parse(conf, len, srv->top->max_groups, &tail);
+		free(conf);
 	}
+	if (!err)
+		err = names_unique(head);
 	if (!head && !err) {
 		kd_err("bad arguments: no measurement (give --measure SPEC or --config FILE)");
 		err = -EINVAL;

@@ -261,3 +261,35 @@ test_serve_reload() {
 	grep -q "measurement 'bad'" "$TMP/serve.err" || { fail "bad reload not named: $(cat "$TMP/serve.err")"; return; }
 	pass "SIGHUP: pg attached and detached beside runq's $(wc -w <<<"$s1") programs, a bad config changes nothing"
 }
+
+# names: NAME... as python bytes literals; sets each in turn as its own comm
+# (prctl PR_SET_NAME) and makes 5 getppid calls under it
+rename_self() {
+	python3 - "$@" <<-'EOF'
+	import ast, ctypes, os, sys
+	libc = ctypes.CDLL(None)
+	for lit in sys.argv[1:]:
+	    libc.prctl(15, ctypes.c_char_p(ast.literal_eval(lit)), 0, 0, 0)
+	    for _ in range(5):
+	        os.getppid()
+	EOF
+}
+
+test_serve_hostile_names() {
+	local out lint
+	command -v promtool >/dev/null || { skip "no promtool (scripts/deps.sh installs prometheus)"; return; }
+	serve_start --measure 'name=hn: syscalls --by comm' || { fail "start"; return; }
+	rename_self "b'\\xffbad'" "b'\\x1b]0;t\\x07'" "b'nl\\nx'" "b'q\"q'" "b'b\\\\s'"
+	wait_metrics '^kdist_hn_seconds_count{syscall="getppid",comm="b\\\\\\\\s",error="ok"} 5'
+	curl -s "$SERVE_URL/metrics" >"$TMP/names.txt"
+	out=$(promtool check metrics <"$TMP/names.txt" 2>&1)
+	lint=$?
+	serve_stop || { fail "stop"; return; }
+	[ $lint = 0 ] || { fail "promtool check metrics: $(head -c 300 <<<"$out")"; return; }
+	local want
+	for want in '\\xffbad' '\\x1b]0;t\\x07' 'nl\\x0ax' 'q\"q' 'b\\\\s'; do
+		grep -qF "kdist_hn_seconds_count{syscall=\"getppid\",comm=\"$want\",error=\"ok\"} 5" \
+			"$TMP/names.txt" || { fail "no 5 getppid for comm=\"$want\""; return; }
+	done
+	pass "names \\xff, ESC, newline, quote, backslash: escaped, 5 getppid each, promtool accepts"
+}

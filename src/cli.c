@@ -478,6 +478,11 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_BUCKETS: o->buckets = arg; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
+		/* a configuration line must not end the server that reloads it */
+		if (o->served) {
+			kd_err("bad option --help in a served measurement");
+			return -EINVAL;
+		}
 		cli_usage(stdout, c);
 		exit(0);
 	}

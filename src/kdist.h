@@ -47,6 +47,7 @@ struct options {
 	char **measures;
 	int nmeasures;
 	const char *config, *listen, *buckets;
+	bool served;		/* a served measurement: --help is refused, not printed */
 	/* views */
 	struct view_opts view;
 	const char *output;

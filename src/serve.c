@@ -204,13 +204,8 @@ static int served_parse(int max_groups, const char *text, struct served **out)
 		       "render or http", sv->name);
 		goto out;
 	}
-	for (int j = i; j < sv->argc; j++) {
-		if (!strcmp(sv->argv[j], "-h") || !strcmp(sv->argv[j], "--help")) {
-			kd_err("bad option '%s' in a served measurement", sv->argv[j]);
-			goto out;
-		}
-	}
 	sv->o.max_groups = max_groups;
+	sv->o.served = true;
 	err = cli_parse(sv->argc - i, sv->argv + i, c, &sv->o);
 	if (err)
 		goto out;

@@ -40,6 +40,10 @@ static void test_config(void)
 	      serve_config_check(nul, sizeof(nul) - 1, 512) == -EINVAL, NULL);
 	check("two measurements of one name", parse("runq\nrunq\n") == -EINVAL, NULL);
 	check("only comments: no measurement", parse("# nothing\n") == 0, NULL);
+	/* --help would print the usage and exit: the server, at a reload */
+	check("--help, abbreviated or in a cluster, is refused",
+	      parse("runq --hel\n") == -EINVAL && parse("runq -vh\n") == -EINVAL &&
+	      parse("runq -h\n") == -EINVAL, NULL);
 	check("a stack measurement is not served", parse("profile\n") == -EINVAL, NULL);
 }
 

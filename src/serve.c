@@ -508,7 +508,7 @@ static void write_process(FILE *f, struct server *srv, bool om)
 static struct http_body *render(void *ctx, bool om)
 {
 	struct server *srv = ctx;
-	struct prom_source src[64];
+	struct prom_source *src = NULL;
 	struct measurement *ms = NULL;
 	uint64_t t0 = now_ns();
 	char *buf = NULL;
@@ -521,16 +521,18 @@ static struct http_body *render(void *ctx, bool om)
 	for (struct served *sv = srv->list; sv; sv = sv->next)
 		n++;
 	ms = calloc(n ? n : 1, sizeof(*ms));
+	src = calloc(n ? n : 1, sizeof(*src));
 	f = open_memstream(&buf, &len);
-	if (!ms || !f) {
+	if (!ms || !src || !f) {
 		free(ms);
+		free(src);
 		if (f)
 			fclose(f);
 		free(buf);
 		return NULL;
 	}
 	n = 0;
-	for (struct served *sv = srv->list; sv && n < (int)ARRAY_SIZE(src) && !err; sv = sv->next) {
+	for (struct served *sv = srv->list; sv && !err; sv = sv->next) {
 		err = sv->s.cmd->read(&sv->s, &ms[n]);
 		if (err) {
 			kd_err("failed to read measurement '%s': %s", sv->name, strerror(-err));
@@ -551,6 +553,7 @@ static struct http_body *render(void *ctx, bool om)
 	for (int i = 0; i < n + (err ? 1 : 0); i++)
 		measurement_clear(&ms[i]);
 	free(ms);
+	free(src);
 	if (fclose(f) || err) {
 		free(buf);
 		return NULL;

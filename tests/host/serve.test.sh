@@ -293,3 +293,16 @@ test_serve_hostile_names() {
 	done
 	pass "names \\xff, ESC, newline, quote, backslash: escaped, 5 getppid each, promtool accepts"
 }
+
+test_serve_many_measurements() {
+	local i n=66 got
+	for i in $(seq $n); do echo "name=m$i: count raw_syscalls:sys_enter --comm kdnone$i"; done >"$TMP/many.conf"
+	serve_start --config "$TMP/many.conf" || { fail "start"; return; }
+	curl -s "$SERVE_URL/metrics" >"$TMP/many.txt"
+	serve_stop || { fail "stop"; return; }
+	got=$(grep -c '^# TYPE kdist_m[0-9]*_events_total counter' "$TMP/many.txt")
+	[ "$got" = $n ] || { fail "$got of $n measurements in /metrics"; return; }
+	got=$(grep -c '^kdist_groups{measurement="m[0-9]*"}' "$TMP/many.txt")
+	[ "$got" = $n ] || { fail "$got of $n measurements in kdist_groups"; return; }
+	pass "$n measurements, all $n in /metrics"
+}

@@ -113,6 +113,7 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_CONFIG] = { "config", 0, "FILE", "serve the measurements of FILE, one per line; SIGHUP re-reads it", "@file" },
 	[O_LISTEN] = { "listen", 0, "ADDR:PORT", "serve HTTP on ADDR:PORT (default 127.0.0.1:9669)" },
 	[O_BUCKETS] = { "buckets", 0, "LIST", "latency histogram bounds in seconds, e.g. 0.001,0.01,0.1 (default: log2)" },
+	[O_RETIRE_AFTER] = { "retire-after", 0, "SECONDS", "forget a label set after SECONDS without events, or once its process is gone (default 600)" },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
@@ -234,6 +235,7 @@ static const struct num_bound {
 	[O_MAX_US] = { 0, MAX_SECONDS * 1e6 },
 	[O_ALPHA] = { 1e-12, 0.999 },
 	[O_MIN_CHANGE] = { 0, 1e6 },
+	[O_RETIRE_AFTER] = { 1, MAX_SECONDS },
 };
 
 /* -F: at most what the kernel lets a perf event sample. */
@@ -476,6 +478,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_CONFIG: o->config = arg; break;
 	case O_LISTEN: o->listen = arg; break;
 	case O_BUCKETS: o->buckets = arg; break;
+	case O_RETIRE_AFTER: o->retire_after = d; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
 		/* a configuration line must not end the server that reloads it */

@@ -35,6 +35,9 @@
 #endif
 
 #define DEFAULT_LISTEN "127.0.0.1:9669"
+/* --retire-after: a label set without events for 10 minutes goes (twice
+ * Prometheus' 5-minute staleness: a series still drawn is never cut) */
+#define DEFAULT_RETIRE_S 600
 /* a scrape while a rendering is still being sent to another client shares
  * it, unless it is older than this */
 #define RENDER_REUSE_NS 1000000000ULL
@@ -153,7 +156,7 @@ static bool valid_name(const char *s)
 
 /* One measurement spec, parsed and checked, nothing loaded.  0 or -errno
  * after one line naming it. */
-static int served_parse(int max_groups, const char *text, struct served **out)
+static int served_parse(const struct options *top, const char *text, struct served **out)
 {
 	struct served *sv = calloc(1, sizeof(*sv));
 	const struct command *c = NULL;
@@ -204,8 +207,9 @@ static int served_parse(int max_groups, const char *text, struct served **out)
 		       "render or http", sv->name);
 		goto out;
 	}
-	sv->o.max_groups = max_groups;
+	sv->o.max_groups = top->max_groups;
 	sv->o.served = true;
+	sv->o.retire_after = top->retire_after;
 	err = cli_parse(sv->argc - i, sv->argv + i, c, &sv->o);
 	if (err)
 		goto out;
@@ -249,7 +253,8 @@ static int config_read(const char *path, char **conf, size_t *len)
 
 /* The measurements of config text conf (len bytes, NUL-terminated, changed
  * in place) after *tail.  0 or -errno after one line. */
-static int config_parse(char *conf, size_t len, int max_groups, struct served ***tail)
+static int config_parse(char *conf, size_t len, const struct options *top,
+			struct served ***tail)
 {
 	char *line, *save = NULL;
 	struct served *sv;
@@ -270,7 +275,7 @@ static int config_parse(char *conf, size_t len, int max_groups, struct served **
 			*hash = '\0';
 		if (!*str_trim(line))
 			continue;
-		err = served_parse(max_groups, line, &sv);
+		err = served_parse(top, line, &sv);
 		**tail = sv;
 		if (sv)
 			*tail = &sv->next;
@@ -314,6 +319,7 @@ static int names_unique(struct served *l)
 
 int serve_config_check(const char *text, size_t len, int max_groups)
 {
+	struct options top = { .max_groups = max_groups, .retire_after = DEFAULT_RETIRE_S };
 	struct served *head = NULL, **tail = &head;
 	char *conf = malloc(len + 1);
 	int err, n = 0;
@@ -322,7 +328,7 @@ int serve_config_check(const char *text, size_t len, int max_groups)
 		return -ENOMEM;
 	memcpy(conf, text, len);
 	conf[len] = '\0';
-	err = config_parse(conf, len, max_groups, &tail);
+	err = config_parse(conf, len, &top, &tail);
 	free(conf);
 	if (!err)
 		err = names_unique(head);
@@ -343,7 +349,7 @@ static int specs_load(struct server *srv, struct served **out)
 
 	*out = NULL;
 	for (int i = 0; i < srv->top->nmeasures && !err; i++) {
-		err = served_parse(srv->top->max_groups, srv->top->measures[i], &sv);
+		err = served_parse(srv->top, srv->top->measures[i], &sv);
 		*tail = sv;
 		if (sv)
 			tail = &sv->next;
@@ -351,7 +357,7 @@ static int specs_load(struct server *srv, struct served **out)
 	if (!err && srv->top->config) {
 		err = config_read(srv->top->config, &conf, &len);
 		if (!err)
-			err = config_parse(conf, len, srv->top->max_groups, &tail);
+			err = config_parse(conf, len, srv->top, &tail);
 		free(conf);
 	}
 	if (!err)
@@ -581,6 +587,8 @@ static int serve_run(struct options *o)
 
 	srv.http.fd = -1;
 	srv.log2.log2 = true;
+	if (!o->retire_after)
+		o->retire_after = DEFAULT_RETIRE_S;
 	err = prom_buckets_parse(o->buckets ? o->buckets : "log2", &srv.buckets, "--buckets");
 	if (!err)
 		err = specs_load(&srv, &srv.list);
@@ -647,7 +655,8 @@ const struct command cmd_serve = {
 	.name = "serve",
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
-	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS),
+	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
+		OPT(RETIRE_AFTER),
 	.max_groups = 512,
 	.run = serve_run,
 };

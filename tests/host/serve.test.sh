@@ -306,3 +306,61 @@ test_serve_many_measurements() {
 	[ "$got" = $n ] || { fail "$got of $n measurements in kdist_groups"; return; }
 	pass "$n measurements, all $n in /metrics"
 }
+
+# An unprivileged process renaming itself 500 times between scrapes and 3,000
+# short processes (--by pid): label sets stay within --max-groups at every
+# scrape, what does not fit is counted lost, RSS stays flat, and the label
+# sets of exited processes and silent names retire.
+test_serve_churn_bounded() {
+	local max=64 out
+	serve_start --max-groups $max --retire-after 3 \
+		--measure 'name=rn: pair raw_syscalls:sys_enter raw_syscalls:sys_exit --by comm' \
+		--measure 'name=pd: pair raw_syscalls:sys_enter raw_syscalls:sys_exit --by pid --comm churnkid' ||
+		{ fail "start"; return; }
+	"$WL/churn" 3000 10 100 &
+	local churn=$!
+	out=$(python3 - "$SERVE_PORT" $SERVE_PID 60 <<-'EOF'
+	import ctypes, os, re, sys, urllib.request
+	port, pid, scrapes = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+	libc = ctypes.CDLL(None)
+	def scrape():
+	    return urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30).read().decode()
+	def rss():
+	    return int(re.search(r"VmRSS:\s+(\d+)", open("/proc/%s/status" % pid).read()).group(1))
+	most = {"rn": 0, "pd": 0}
+	for s in range(scrapes):
+	    for j in range(500):
+	        libc.prctl(15, ctypes.c_char_p(b"r%d_%d" % (s, j)), 0, 0, 0)
+	        os.getppid()
+	    text = scrape()
+	    for m in most:
+	        most[m] = max(most[m], len(re.findall(r"^kdist_%s_seconds_count\{" % m, text, re.M)))
+	    if s == 10:
+	        rss0 = rss()
+	rss1 = rss()
+	lost = re.search(r'kdist_lost_events_total\{measurement="rn",reason="group_table_full"\} (\d+)', text)
+	print("rn_most", most["rn"], "pd_most", most["pd"], "lost", lost.group(1) if lost else "none",
+	      "rss0", rss0, "rss1", rss1, "bytes", len(text))
+	EOF
+	)
+	kill $churn 2>/dev/null
+	wait $churn 2>/dev/null
+	# then quiet: the renamer's names and the children's pids retire
+	sleep 5
+	curl -s "$SERVE_URL/metrics" >/dev/null
+	sleep 1
+	curl -s "$SERVE_URL/metrics" >"$TMP/quiet.txt"
+	serve_stop || { fail "stop"; return; }
+	local rn pd lost rss0 rss1 left_rn left_pd
+	read -r _ rn _ pd _ lost _ rss0 _ rss1 _ _ <<<"$out"
+	left_rn=$(grep -c '^kdist_rn_seconds_count{comm="r[0-9]*_[0-9]*"}' "$TMP/quiet.txt")
+	left_pd=$(grep -c '^kdist_pd_seconds_count{' "$TMP/quiet.txt")
+	echo "# $out; after 6 quiet s: $left_rn renamer sets, $left_pd pid sets"
+	[ -n "$rn" ] && [ "$rn" -le $max ] && [ "$pd" -le $max ] ||
+		{ fail "label sets above --max-groups $max: $out"; return; }
+	[ "$lost" != none ] && [ "$lost" -gt 0 ] || { fail "nothing counted lost: $out"; return; }
+	[ $((rss1 - rss0)) -le 2048 ] || { fail "RSS grew $rss0 -> $rss1 kB over 50 scrapes: $out"; return; }
+	[ "$left_rn" = 0 ] && [ "$left_pd" = 0 ] ||
+		{ fail "not retired after 6 s: $left_rn renamer sets, $left_pd of exited pids"; return; }
+	pass "30,000 names and 3,000 pids: at most $rn and $pd of $max label sets, $lost events lost, RSS $rss0 -> $rss1 kB, all retired"
+}

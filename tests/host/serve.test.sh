@@ -366,3 +366,64 @@ test_serve_churn_bounded() {
 		{ fail "not retired after 6 s: $left_rn renamer sets, $left_pd of exited pids"; return; }
 	pass "30,000 names and 3,000 pids: at most $rn and $pd of $max label sets, $lost events lost, RSS $rss0 -> $rss1 kB, all retired"
 }
+
+# scrape_worst SECONDS: scrapes /metrics one after another for SECONDS while
+# the caller's reload runs; prints the slowest one's seconds
+scrape_worst() {
+	python3 - "$SERVE_PORT" "$1" <<-'EOF'
+	import sys, time, urllib.request
+	port, secs, worst = int(sys.argv[1]), float(sys.argv[2]), 0.0
+	end = time.time() + secs
+	while time.time() < end:
+	    t = time.time()
+	    urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30).read()
+	    worst = max(worst, time.time() - t)
+	print("%.3f" % worst)
+	EOF
+}
+
+# --config that never ends, blocks or is too large: refused with one line
+# and exit 2 at start-up; on SIGHUP refused while serving goes on, and a
+# concurrent scrape waits at most 2 s even for the largest file taken.
+test_serve_config_bounds() {
+	local conf=$TMP/bounds.conf out rc bad worst
+	mkfifo "$TMP/fifo"
+	head -c $((8 << 20)) /dev/zero | tr '\0' 'x' | sed 's/^/runq /' >"$TMP/big.conf"
+	for bad in /dev/zero "$TMP/fifo" "$TMP/big.conf" "$TMP"; do
+		out=$(timeout 10 "$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --config "$bad" 2>&1)
+		rc=$?
+		[ $rc = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] ||
+			{ fail "--config $bad: exit $rc: $(head -c 200 <<<"$out")"; return; }
+	done
+	printf 'runq\n' >"$conf"
+	serve_start --config "$conf" || { fail "start"; return; }
+	ln -sf /dev/zero "$conf"
+	kill -HUP $SERVE_PID
+	rm -f "$conf"
+	ln -s "$TMP/fifo" "$conf"
+	kill -HUP $SERVE_PID
+	rm -f "$conf"
+	cp "$TMP/big.conf" "$conf"
+	kill -HUP $SERVE_PID & worst=$(scrape_worst 3)
+	wait_metrics '^kdist_runq_seconds_count ' || { fail "runq gone after the refused reloads"; serve_stop; return; }
+	local big=$worst
+	# the largest configuration read: 1 MiB of distinct names, refused at
+	# its last line for a duplicate
+	python3 -c "
+import sys
+n, i, out = 0, 0, []
+while n < (1 << 20) - 40:
+    out.append('name=m%d: runq\n' % i); n += len(out[-1]); i += 1
+sys.stdout.write(''.join(out) + 'name=m0: runq\n')" >"$conf"
+	kill -HUP $SERVE_PID & worst=$(scrape_worst 3)
+	wait_metrics '^kdist_runq_seconds_count ' || { fail "runq gone after the 1 MiB reload"; serve_stop; return; }
+	serve_stop || { fail "stop"; return; }
+	[ "$(grep -c 'failed to reload' "$TMP/serve.err")" = 4 ] ||
+		{ fail "4 refused reloads expected: $(cat "$TMP/serve.err")"; return; }
+	for bad in 'not a regular file' 'larger than 1 MiB' "two are named 'm0'"; do
+		grep -q "$bad" "$TMP/serve.err" || { fail "no '$bad' in: $(cat "$TMP/serve.err")"; return; }
+	done
+	awk -v a="$big" -v b="$worst" 'BEGIN { exit !(a < 2 && b < 2) }' ||
+		{ fail "a scrape waited $big s (8 MB reload), $worst s (1 MiB reload)"; return; }
+	pass "/dev/zero, FIFO, 8 MB, a directory: exit 2 at start, refused on SIGHUP; slowest scrape during reloads $big s (8 MB), $worst s (1 MiB)"
+}

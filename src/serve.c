@@ -18,7 +18,9 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +59,20 @@ struct served {
 	bool started;		/* by the reload under way */
 };
 
+/* A reload's reading and parsing runs in a thread of its own, so that
+ * scrapes go on meanwhile (the largest configuration takes a second on a
+ * loaded machine); attaching what it gives stays on the serving thread. */
+struct reloader {
+	pthread_t thread;
+	int pipe[2];		/* the thread writes a byte when done */
+	bool running, again;	/* again: a SIGHUP came meanwhile */
+	struct served *list;
+	int err;
+};
+
 struct server {
 	struct options *top;
+	struct reloader rl;
 	struct prom_buckets buckets;	/* --buckets, for latencies */
 	struct prom_buckets log2;
 	struct served *list;
@@ -404,16 +418,10 @@ static int list_start(struct served *l)
 /* SIGHUP: the new measurements start, the removed ones stop, the unchanged
  * ones (same name, same line) keep running.  A bad configuration changes
  * nothing. */
-static void reload(struct server *srv)
+static void reload_apply(struct server *srv, struct served *nl, int err)
 {
-	struct served *nl, **np, **op;
-	int err;
+	struct served **np, **op;
 
-	if (!srv->top->config) {
-		kd_err("nothing to reload: serve runs without --config");
-		return;
-	}
-	err = specs_load(srv, &nl);
 	if (err) {
 		kd_err("failed to reload %s: the measurements run on unchanged", srv->top->config);
 		return;
@@ -461,6 +469,59 @@ static void reload(struct server *srv)
 		srv->cache[i] = NULL;
 	}
 	kd_info("reloaded %s", srv->top->config);
+}
+
+static void *reload_parse(void *arg)
+{
+	struct server *srv = arg;
+	char done = 1;
+
+	srv->rl.err = specs_load(srv, &srv->rl.list);
+	if (write(srv->rl.pipe[1], &done, 1) != 1)
+		kd_err("failed to signal a parsed reload: %s", strerror(errno));
+	return NULL;
+}
+
+/* SIGHUP: parse in the reloader's thread, or once more after it. */
+static void reload(struct server *srv)
+{
+	int err;
+
+	if (!srv->top->config) {
+		kd_err("nothing to reload: serve runs without --config");
+		return;
+	}
+	if (srv->rl.running) {
+		srv->rl.again = true;
+		return;
+	}
+	if (srv->rl.pipe[0] < 0 && pipe2(srv->rl.pipe, O_CLOEXEC | O_NONBLOCK)) {
+		kd_err("failed to reload %s: %s", srv->top->config, strerror(errno));
+		return;
+	}
+	err = pthread_create(&srv->rl.thread, NULL, reload_parse, srv);
+	if (err) {
+		kd_err("failed to reload %s: %s", srv->top->config, strerror(err));
+		return;
+	}
+	srv->rl.running = true;
+}
+
+/* The reloader's thread is done: apply what it parsed. */
+static void reload_done(struct server *srv)
+{
+	char c;
+
+	while (read(srv->rl.pipe[0], &c, 1) == 1)
+		;
+	pthread_join(srv->rl.thread, NULL);
+	srv->rl.running = false;
+	reload_apply(srv, srv->rl.list, srv->rl.err);
+	srv->rl.list = NULL;
+	if (srv->rl.again) {
+		srv->rl.again = false;
+		reload(srv);
+	}
 }
 
 static double unix_now(void)
@@ -581,11 +642,12 @@ static const char index_html[] =
 static int serve_run(struct options *o)
 {
 	struct server srv = { .top = o };
-	struct pollfd pfd[3 + HTTP_MAX_CONNS];
+	struct pollfd pfd[4 + HTTP_MAX_CONNS];	/* signals, spill, reloader, HTTP */
 	bool stop = false;
 	int sfd = -1, err, n = 0;
 
 	srv.http.fd = -1;
+	srv.rl.pipe[0] = srv.rl.pipe[1] = -1;
 	srv.log2.log2 = true;
 	if (!o->retire_after)
 		o->retire_after = DEFAULT_RETIRE_S;
@@ -621,7 +683,8 @@ static int serve_run(struct options *o)
 
 		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = engine_spill_fd(), .events = POLLIN };
-		n = 2 + http_pollfds(&srv.http, pfd + 2, &timeout);
+		pfd[2] = (struct pollfd){ .fd = srv.rl.running ? srv.rl.pipe[0] : -1, .events = POLLIN };
+		n = 3 + http_pollfds(&srv.http, pfd + 3, &timeout);
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
 			err = -errno;
 			kd_err("failed to poll: %s", strerror(errno));
@@ -632,15 +695,24 @@ static int serve_run(struct options *o)
 			if (err)
 				break;
 		}
+		if (pfd[2].revents)
+			reload_done(&srv);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGHUP)
 				reload(&srv);
 			else if (si.ssi_signo != SIGCHLD)
 				stop = true;
 		}
-		http_serve(&srv.http, pfd + 2, n - 2);
+		http_serve(&srv.http, pfd + 3, n - 3);
 	}
 out:
+	if (srv.rl.running) {
+		pthread_join(srv.rl.thread, NULL);
+		list_free(srv.rl.list);
+	}
+	for (int i = 0; i < 2; i++)
+		if (srv.rl.pipe[i] >= 0)
+			close(srv.rl.pipe[i]);
 	http_close(&srv.http);
 	for (int i = 0; i < 2; i++)
 		http_body_put(srv.cache[i]);

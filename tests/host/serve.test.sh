@@ -382,6 +382,16 @@ scrape_worst() {
 	EOF
 }
 
+# hup_refused N: SIGHUP, then until serve has refused N reloads (10 s)
+hup_refused() {
+	kill -HUP $SERVE_PID
+	for _ in $(seq 100); do
+		[ "$(grep -c 'failed to reload' "$TMP/serve.err")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # --config that never ends, blocks or is too large: refused with one line
 # and exit 2 at start-up; on SIGHUP refused while serving goes on, and a
 # concurrent scrape waits at most 2 s even for the largest file taken.
@@ -398,13 +408,16 @@ test_serve_config_bounds() {
 	printf 'runq\n' >"$conf"
 	serve_start --config "$conf" || { fail "start"; return; }
 	ln -sf /dev/zero "$conf"
-	kill -HUP $SERVE_PID
+	hup_refused 1 || { fail "/dev/zero: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
 	rm -f "$conf"
 	ln -s "$TMP/fifo" "$conf"
-	kill -HUP $SERVE_PID
+	hup_refused 2 || { fail "FIFO: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
 	rm -f "$conf"
 	cp "$TMP/big.conf" "$conf"
-	kill -HUP $SERVE_PID & worst=$(scrape_worst 3)
+	hup_refused 3 &
+	local hp=$!
+	worst=$(scrape_worst 3)
+	wait $hp || { fail "8 MB: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
 	wait_metrics '^kdist_runq_seconds_count ' || { fail "runq gone after the refused reloads"; serve_stop; return; }
 	local big=$worst
 	# the largest configuration read: 1 MiB of distinct names, refused at
@@ -415,7 +428,10 @@ n, i, out = 0, 0, []
 while n < (1 << 20) - 40:
     out.append('name=m%d: runq\n' % i); n += len(out[-1]); i += 1
 sys.stdout.write(''.join(out) + 'name=m0: runq\n')" >"$conf"
-	kill -HUP $SERVE_PID & worst=$(scrape_worst 3)
+	hup_refused 4 &
+	hp=$!
+	worst=$(scrape_worst 3)
+	wait $hp || { fail "1 MiB: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
 	wait_metrics '^kdist_runq_seconds_count ' || { fail "runq gone after the 1 MiB reload"; serve_stop; return; }
 	serve_stop || { fail "stop"; return; }
 	[ "$(grep -c 'failed to reload' "$TMP/serve.err")" = 4 ] ||

@@ -1009,7 +1009,7 @@ int pair_read(struct session *s, struct measurement *m)
 		 * bounded and retire, instead of being kept by the engine */
 		while (!err && p->acc_max && (sp = engine_spilled_next(&p->eng, sp, &k, sizeof(k))))
 			err = add_group(p, &p->acc, &k, sp->h);
-		if (p->acc_max)
+		if (!err && p->acc_max)
 			engine_spilled_clear(&p->eng);
 		if (!err && p->acc_max)
 			measurement_retire(&p->acc, group_retires, p);

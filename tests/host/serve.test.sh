@@ -158,7 +158,9 @@ print(((1 << (k - 1)) - 1) / 1e9, ((1 << k) - 1) / 1e9)")
 
 test_serve_http() {
 	local i codes ok=0 rss0 rss1
-	serve_start --measure runq --measure 'name=sc: syscalls' \
+	# syscalls of one name: every process's would add label sets as other
+	# jobs on the host make new (syscall, error) pairs, and RSS with them
+	serve_start --measure runq --measure "name=sc: syscalls --comm kdsl$$" \
 		--measure "name=fn: func 'u:$WL/calltree:leaf'" || { fail "start"; return; }
 	for i in $(seq 50); do
 		curl -s --max-time 20 -o "$TMP/c$i" -w '%{http_code}\n' "$SERVE_URL/metrics" >"$TMP/code$i" &

@@ -349,23 +349,25 @@ test_serve_churn_bounded() {
 	)
 	kill $churn 2>/dev/null
 	wait $churn 2>/dev/null
-	# then quiet: the renamer's names and the children's pids retire
-	sleep 5
-	curl -s "$SERVE_URL/metrics" >/dev/null
+	# then quiet: one scrape takes the last events (the renamer's own, up
+	# to its exit), and the next, 4 s later, finds every name silent for
+	# more than --retire-after and every child gone
 	sleep 1
+	curl -s "$SERVE_URL/metrics" >/dev/null
+	sleep 4
 	curl -s "$SERVE_URL/metrics" >"$TMP/quiet.txt"
 	serve_stop || { fail "stop"; return; }
 	local rn pd lost rss0 rss1 left_rn left_pd
 	read -r _ rn _ pd _ lost _ rss0 _ rss1 _ _ <<<"$out"
 	left_rn=$(grep -c '^kdist_rn_seconds_count{comm="r[0-9]*_[0-9]*"}' "$TMP/quiet.txt")
 	left_pd=$(grep -c '^kdist_pd_seconds_count{' "$TMP/quiet.txt")
-	echo "# $out; after 6 quiet s: $left_rn renamer sets, $left_pd pid sets"
+	echo "# $out; after 5 quiet s: $left_rn renamer sets, $left_pd pid sets"
 	[ -n "$rn" ] && [ "$rn" -le $max ] && [ "$pd" -le $max ] ||
 		{ fail "label sets above --max-groups $max: $out"; return; }
 	[ "$lost" != none ] && [ "$lost" -gt 0 ] || { fail "nothing counted lost: $out"; return; }
 	[ $((rss1 - rss0)) -le 2048 ] || { fail "RSS grew $rss0 -> $rss1 kB over 50 scrapes: $out"; return; }
 	[ "$left_rn" = 0 ] && [ "$left_pd" = 0 ] ||
-		{ fail "not retired after 6 s: $left_rn renamer sets, $left_pd of exited pids"; return; }
+		{ fail "not retired after 5 s: $left_rn renamer sets, $left_pd of exited pids"; return; }
 	pass "30,000 names and 3,000 pids: at most $rn and $pd of $max label sets, $lost events lost, RSS $rss0 -> $rss1 kB, all retired"
 }
 

@@ -114,6 +114,7 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_CONFIG] = { "config", 0, "FILE", "serve the measurements of FILE, one per line; SIGHUP re-reads it", "@file" },
 	[O_LISTEN] = { "listen", 0, "ADDR:PORT", "serve HTTP on ADDR:PORT (default 127.0.0.1:9669)" },
 	[O_BUCKETS] = { "buckets", 0, "LIST", "latency histogram bounds in seconds, e.g. 0.001,0.01,0.1 (default: log2)" },
+	[O_RETIRE_AFTER] = { "retire-after", 0, "SECONDS", "forget a label set after SECONDS without events, or once its process is gone (default 600)" },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
@@ -235,6 +236,7 @@ static const struct num_bound {
 	[O_MAX_US] = { 0, MAX_SECONDS * 1e6 },
 	[O_ALPHA] = { 1e-12, 0.999 },
 	[O_MIN_CHANGE] = { 0, 1e6 },
+	[O_RETIRE_AFTER] = { 1, MAX_SECONDS },
 };
 
 /* -F: at most what the kernel lets a perf event sample. */
@@ -510,12 +512,31 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_CONFIG: o->config = arg; break;
 	case O_LISTEN: o->listen = arg; break;
 	case O_BUCKETS: o->buckets = arg; break;
+	case O_RETIRE_AFTER: o->retire_after = d; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
+		/* a configuration line must not end the server that reloads it */
+		if (o->served) {
+			kd_err("bad option --help in a served measurement");
+			return -EINVAL;
+		}
 		cli_usage(stdout, c);
 		exit(0);
 	}
 	return err;
+}
+
+/* Forget where the previous parse stopped.  optind = 1 alone does not:
+ * glibc's getopt goes on inside a cluster of short options ("-1p4242") the
+ * previous parse left half read, in an argv that may be freed since (serve
+ * parses every measurement, again at every reload).  optind = 0 starts it
+ * afresh at its next call: this one, on an argv of no options. */
+static void getopt_reset(void)
+{
+	static char *none[] = { "kdist", NULL };
+
+	optind = 0;
+	getopt(1, none, "");
 }
 
 int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
@@ -541,9 +562,9 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 	if (!o->args)
 		return -ENOMEM;
 	opterr = 0;
+	getopt_reset();
 	/* "+" and manual permutation: options may follow positionals, but
 	 * everything after "--" is the workload's. */
-	optind = 1;
 	while (optind < argc) {
 		if (!strcmp(argv[optind], "--")) {
 			o->argv = &argv[optind + 1];
@@ -564,6 +585,10 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		opt = getopt_long(argc, argv, shorts, lo, NULL);
 		if (opt == -1)
 			break;
+		if (opt == '?' && optopt) {	/* a short one, maybe inside a cluster */
+			kd_err("unknown option '-%c' (see kdist %s --help)", optopt, c->name);
+			return -EINVAL;
+		}
 		if (opt == '?') {
 			kd_err("unknown option '%s' (see kdist %s --help)", argv[optind - 1], c->name);
 			return -EINVAL;

@@ -111,7 +111,7 @@ static int spill_take(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void spill_clear(struct engine *e)
+void engine_spilled_clear(struct engine *e)
 {
 	while (e->spilled) {
 		struct engine_spilled *s = e->spilled;
@@ -340,7 +340,7 @@ void engine_reset(struct engine *e)
 
 	if (e->spill_rb) {
 		ring_buffer__consume(e->spill_rb);
-		spill_clear(e);
+		engine_spilled_clear(e);
 		e->spill_err = 0;
 		memset(e->buf, 0, e->ncpu * sizeof(uint64_t));
 		bpf_map_update_elem(e->drops_fd, &d, e->buf, BPF_ANY);
@@ -377,7 +377,7 @@ void engine_close(struct engine *e)
 		spill_unwatch(e);
 	ring_buffer__free(e->spill_rb);
 	e->spill_rb = NULL;
-	spill_clear(e);
+	engine_spilled_clear(e);
 	stats_put(e);
 	free(e->buf);
 	e->buf = NULL;

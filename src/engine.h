@@ -128,5 +128,8 @@ int engine_spill_drain(void);
 const struct engine_spilled *engine_spilled_next(const struct engine *e,
 						 const struct engine_spilled *sp, void *key,
 						 size_t key_size);
+/* Forget the spilled events taken so far: the command keeps them in its
+ * own totals from now on. */
+void engine_spilled_clear(struct engine *e);
 
 #endif

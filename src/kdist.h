@@ -47,6 +47,11 @@ struct options {
 	char **measures;
 	int nmeasures;
 	const char *config, *listen, *buckets;
+	/* a served measurement: --help is refused, not printed; the run's
+	 * groups are at most max_groups, retired after retire_after seconds
+	 * without events or when their process is gone */
+	bool served;
+	double retire_after;
 	/* views */
 	struct view_opts view;
 	const char *output;
@@ -62,7 +67,7 @@ enum opt_id {
 	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
 	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
-	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS,
+	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS, O_RETIRE_AFTER,
 	O_VERBOSE, O_HELP,
 	NR_OPTS
 };

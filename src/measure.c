@@ -111,6 +111,15 @@ out:
 	return copy;
 }
 
+const char *m_intern_find(const char *s, size_t len)
+{
+	struct str_probe q = { s, strnlen(s, len) };
+
+	if (!strings.size)
+		return NULL;
+	return *pool_find(&strings, hash_bytes(s, q.len), str_eq, &q);
+}
+
 struct stack_probe {
 	const struct m_frame *frames;
 	unsigned int n;
@@ -339,6 +348,27 @@ struct m_group *measurement_group(struct measurement *m, const struct m_value *k
 		memcpy(g->key, key, m->nby * sizeof(*key));
 	*slot = m->ngroups++;
 	return g;
+}
+
+int measurement_retire(struct measurement *m, bool (*gone)(const struct m_group *, void *),
+		       void *ctx)
+{
+	int kept = 0, removed;
+
+	for (int i = 0; i < m->ngroups; i++) {
+		if (gone(&m->groups[i], ctx))
+			free(m->groups[i].h.slots);
+		else
+			m->groups[kept++] = m->groups[i];
+	}
+	removed = m->ngroups - kept;
+	m->ngroups = kept;
+	if (removed && m->index_size) {
+		memset(m->index, 0xff, m->index_size * sizeof(*m->index));
+		for (int g = 0; g < m->ngroups; g++)
+			*index_slot(m, m->groups[g].key) = g;
+	}
+	return removed;
 }
 
 void measurement_add_drop(struct measurement *m, const char *name, uint64_t value)

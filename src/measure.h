@@ -90,6 +90,8 @@ struct m_value {
 /* Process-lifetime pools: equal strings and stacks are one pointer, so key
  * values compare and hash by pointer.  NULL when out of memory. */
 const char *m_intern(const char *s, size_t len);
+/* The interned copy of s if there is one, else NULL (nothing is added). */
+const char *m_intern_find(const char *s, size_t len);
 const struct m_stack *m_stack_intern(const struct m_frame *frames, unsigned int n, bool user,
 				     bool truncated);
 /* A stack of one pseudo-frame naming a loss, e.g. "[lost stack: collision]". */
@@ -142,6 +144,7 @@ struct m_group {
 	struct m_hist h;
 	uint64_t self_ns;		/* M_FUNC: time minus traced callees */
 	uint64_t total_ns;		/* M_FUNC: inclusive time, a recursion's once */
+	uint64_t seen_ns;		/* when events last came (serve's retirement) */
 };
 
 struct m_drop {
@@ -195,6 +198,10 @@ struct m_group *measurement_group(struct measurement *m, const struct m_value *k
 /* The group with these key values, or NULL. */
 const struct m_group *measurement_find(const struct measurement *m, const struct m_value *key);
 void measurement_add_drop(struct measurement *m, const char *name, uint64_t value);
+/* Remove the groups gone() says are, in place (their order kept); the
+ * number removed. */
+int measurement_retire(struct measurement *m, bool (*gone)(const struct m_group *, void *),
+		       void *ctx);
 /* out = cur - prev, group by group (prev may lack groups). */
 int measurement_diff(struct measurement *out, const struct measurement *cur,
 		     const struct measurement *prev);

@@ -20,6 +20,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,11 @@ struct pair {
 	/* groups taken out of the kernel so far (drain) */
 	struct measurement acc;
 	bool drain;	/* take the groups out at every read, see pair.bpf.c */
+	/* served (serve): acc holds at most acc_max groups, what does not
+	 * fit is acc_lost; a group retires when its process is gone or after
+	 * retire_ns without events */
+	int acc_max;
+	uint64_t retire_ns, acc_lost, read_ns;
 	int table;	/* the group table programs write to: 0 hist_groups, 1 _b */
 };
 
@@ -555,7 +561,8 @@ static int watch_stacks(struct pair *p)
 	return 0;
 }
 
-static struct m_value key_value(struct pair *p, int i, const struct group_key *g);
+static struct m_value key_value(struct pair *p, int i, const struct group_key *g,
+				 bool known);
 
 /* A value of the START's task that the head of a slow line carries:
  * pid, tid and comm are read from the same task (the START's subject) at
@@ -590,7 +597,7 @@ static int print_slow(void *ctx, void *data, size_t size)
 		events_field(f, p->keys.start[i], fmt_value(&v, p->key_fmt[i], buf, sizeof(buf)), true);
 	}
 	for (int i = 0; i < p->nby; i++) {
-		struct m_value v = key_value(p, i, &e->group);
+		struct m_value v = key_value(p, i, &e->group, false);
 
 		if (i < (int)p->cfg.nby && in_head(&p->cfg.by[i]))
 			continue;	/* read at START, as the head's */
@@ -801,6 +808,10 @@ int pair_prepare_spec(struct session *s, const struct pair_spec *ps)
 		return err;
 	fill_header(p, ps, s->cmd->name);
 	measurement_copy_header(&p->acc, &p->header);
+	if (s->opt->served) {
+		p->acc_max = s->opt->max_groups;
+		p->retire_ns = s->opt->retire_after * 1e9;
+	}
 	return load(p, s->opt);
 }
 
@@ -837,16 +848,20 @@ int pair_attach(struct session *s)
 	return 0;
 }
 
-/* Grouping component i of a BPF group key as the measurement keys it. */
-static struct m_value key_value(struct pair *p, int i, const struct group_key *g)
+/* Grouping component i of a BPF group key as the measurement keys it.
+ * known: a text only if it was interned before (else its text is NULL), so
+ * that names a full table cannot take are not kept for ever either. */
+static struct m_value key_value(struct pair *p, int i, const struct group_key *g, bool known)
 {
 	const struct val_src *v = &p->cfg.by[i];
 	unsigned long long x = g->v[i];
+	const char *t;
 
 	switch (v->kind) {
 	case VAL_COMM:
 	case VAL_STR_FIELD:
-		return fmt_normalize(mv_text(m_intern(g->str, PAIR_STR_LEN)), p->by[i].fmt);
+		t = known ? m_intern_find(g->str, PAIR_STR_LEN) : m_intern(g->str, PAIR_STR_LEN);
+		return t ? fmt_normalize(mv_text(t), p->by[i].fmt) : mv_text(NULL);
 	case VAL_KSTACK:
 	case VAL_USTACK:
 		if (x == ~0ULL)
@@ -861,18 +876,28 @@ static struct m_value key_value(struct pair *p, int i, const struct group_key *g
 static int add_group(struct pair *p, struct measurement *m, const struct group_key *k,
 		     const struct hist *h)
 {
+	bool full = m == &p->acc && p->acc_max && m->ngroups >= p->acc_max;
 	struct m_value key[M_MAX_BY];
 	struct m_group *g;
 
 	for (int i = 0; i < p->nby; i++) {
-		key[i] = key_value(p, i, k);
-		if (key[i].type != MV_NUM && !key[i].text)
-			return -ENOMEM;
+		key[i] = key_value(p, i, k, full);
+		if (key[i].type != MV_NUM && !key[i].text) {
+			if (!full)
+				return -ENOMEM;
+			p->acc_lost += h->count;	/* a new name: no group has it */
+			return 0;
+		}
+	}
+	if (full && !measurement_find(m, key)) {
+		p->acc_lost += h->count;
+		return 0;
 	}
 	/* raw keys that the formatters or symbols make equal are one group */
 	g = measurement_group(m, key);
 	if (!g)
 		return -ENOMEM;
+	g->seen_ns = p->read_ns;
 	return m_hist_add(&g->h, h);
 }
 
@@ -907,6 +932,27 @@ static int read_groups(struct pair *p, int fd, struct measurement *m, bool take)
 		bpf_map_delete_elem(fd, &keys[i]);
 	free(keys);
 	return err;
+}
+
+/* Whether a served group retires: nothing came at this read, and its
+ * process is gone or nothing came for retire_ns. */
+static bool group_retires(const struct m_group *g, void *ctx)
+{
+	struct pair *p = ctx;
+
+	if (g->seen_ns == p->read_ns)
+		return false;
+	if (p->read_ns - g->seen_ns >= p->retire_ns)
+		return true;
+	for (int i = 0; i < p->nby; i++) {
+		pid_t pid = g->key[i].num;
+
+		/* pid 0 is the idle task's, kill(0) a process group's */
+		if ((p->cfg.by[i].kind == VAL_PID || p->cfg.by[i].kind == VAL_TID) && pid > 0 &&
+		    kill(pid, 0) && errno == ESRCH)
+			return true;
+	}
+	return false;
 }
 
 /* Put the other group table in the programs' place (the update returns
@@ -957,9 +1003,20 @@ int pair_read(struct session *s, struct measurement *m)
 		return m_hist_set(&g->h, &h);
 	}
 	if (p->drain) {
+		p->read_ns = now_ns();
 		err = drain_groups(p);
+		/* served: the spilled events join the run's totals, which are
+		 * bounded and retire, instead of being kept by the engine */
+		while (!err && p->acc_max && (sp = engine_spilled_next(&p->eng, sp, &k, sizeof(k))))
+			err = add_group(p, &p->acc, &k, sp->h);
+		if (!err && p->acc_max)
+			engine_spilled_clear(&p->eng);
+		if (!err && p->acc_max)
+			measurement_retire(&p->acc, group_retires, p);
 		if (!err)
 			err = measurement_merge(m, &p->acc);
+		if (p->acc_max)
+			measurement_add_drop(m, drop_names[DROP_GROUP_FULL], p->acc_lost);
 	} else {
 		err = read_groups(p, bpf_map__fd(p->skel->maps.hist_groups), m, false);
 	}

@@ -46,14 +46,25 @@ int prom_buckets_parse(const char *s, struct prom_buckets *b, const char *what)
 
 void prom_label_value(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
+	size_t len = strlen(s), n;
+	char buf[1024], *e = NULL;
+
+	/* Prometheus refuses a scrape with one label value that is not UTF-8
+	 * (and marks the target down until the series goes): the project's
+	 * escape first, so that every byte a name holds comes out as text */
+	if (!text_is_safe(s, len)) {
+		n = text_escape(buf, sizeof(buf), s, len);
+		if (n >= sizeof(buf) && (e = malloc(n + 1)))
+			text_escape(e, n + 1, s, len);
+		s = e ? e : buf;
 	}
+	for (const char *c = s; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			fprintf(f, "\\%c", *c);
+		else
+			fputc(*c, f);
+	}
+	free(e);
 }
 
 static void help_text(FILE *f, const char *s)

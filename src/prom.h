@@ -44,7 +44,9 @@ void prom_write(FILE *f, const struct prom_source *src, int n, bool openmetrics)
  * name is the family's, without _total or _info. */
 void prom_family(FILE *f, const char *name, const char *type, const char *help,
 		 bool openmetrics);
-/* A label value with \, " and newline escaped. */
+/* A label value: the bytes of s as text_escape() shows them (valid UTF-8
+ * without control characters: "\xff" for a byte that is not UTF-8), then
+ * \ and " escaped as the exposition format wants. */
 void prom_label_value(FILE *f, const char *s);
 
 #endif

@@ -14,10 +14,13 @@
 #include "http.h"
 #include "kdist.h"
 #include "prom.h"
+#include "serve.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 
@@ -33,6 +37,9 @@
 #endif
 
 #define DEFAULT_LISTEN "127.0.0.1:9669"
+/* --retire-after: a label set without events for 10 minutes goes (twice
+ * Prometheus' 5-minute staleness: a series still drawn is never cut) */
+#define DEFAULT_RETIRE_S 600
 /* a scrape while a rendering is still being sent to another client shares
  * it, unless it is older than this */
 #define RENDER_REUSE_NS 1000000000ULL
@@ -52,8 +59,20 @@ struct served {
 	bool started;		/* by the reload under way */
 };
 
+/* A reload's reading and parsing runs in a thread of its own, so that
+ * scrapes go on meanwhile (the largest configuration takes a second on a
+ * loaded machine); attaching what it gives stays on the serving thread. */
+struct reloader {
+	pthread_t thread;
+	int pipe[2];		/* the thread writes a byte when done */
+	bool running, again;	/* again: a SIGHUP came meanwhile */
+	struct served *list;
+	int err;
+};
+
 struct server {
 	struct options *top;
+	struct reloader rl;
 	struct prom_buckets buckets;	/* --buckets, for latencies */
 	struct prom_buckets log2;
 	struct served *list;
@@ -151,7 +170,7 @@ static bool valid_name(const char *s)
 
 /* One measurement spec, parsed and checked, nothing loaded.  0 or -errno
  * after one line naming it. */
-static int served_parse(struct server *sv0, const char *text, struct served **out)
+static int served_parse(const struct options *top, const char *text, struct served **out)
 {
 	struct served *sv = calloc(1, sizeof(*sv));
 	const struct command *c = NULL;
@@ -202,13 +221,9 @@ static int served_parse(struct server *sv0, const char *text, struct served **ou
 		       "render or http", sv->name);
 		goto out;
 	}
-	for (int j = i; j < sv->argc; j++) {
-		if (!strcmp(sv->argv[j], "-h") || !strcmp(sv->argv[j], "--help")) {
-			kd_err("bad option '%s' in a served measurement", sv->argv[j]);
-			goto out;
-		}
-	}
-	sv->o.max_groups = sv0->top->max_groups;
+	sv->o.max_groups = top->max_groups;
+	sv->o.served = true;
+	sv->o.retire_after = top->retire_after;
 	err = cli_parse(sv->argc - i, sv->argv + i, c, &sv->o);
 	if (err)
 		goto out;
@@ -225,31 +240,47 @@ out:
 	return err;
 }
 
-/* The measurements of --measure and --config, parsed, in *out.  0 or
- * -errno after one line. */
-static int specs_load(struct server *srv, struct served **out)
+/* The configuration file: a regular file of at most SERVE_CONFIG_MAX bytes
+ * (/dev/zero or a 100 MB line never ends a start nor a reload, and a FIFO,
+ * which could hold a reload for read_input's idle time, is no file to read
+ * again at SIGHUP).  0 or -errno after one line. */
+static int config_read(const char *path, char **conf, size_t *len)
 {
-	struct served *head = NULL, **tail = &head, *sv;
-	char *conf = NULL, *line, *save = NULL;
-	int err = 0, lineno = 0;
+	struct stat st;
+	int err = 0;
 
-	*out = NULL;
-	for (int i = 0; i < srv->top->nmeasures && !err; i++) {
-		err = served_parse(srv, srv->top->measures[i], &sv);
-		*tail = sv;
-		if (sv)
-			tail = &sv->next;
+	if (stat(path, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (!err)
+		err = read_input(path, SERVE_CONFIG_MAX, conf, len);
+	/* a file that is no configuration is the user's mistake (exit 2) */
+	if (err == -EINVAL || err == -EISDIR)
+		kd_err("bad configuration %s: not a regular file", path);
+	else if (err == -EFBIG)
+		kd_err("bad configuration %s: %s", path, read_input_strerror(err, SERVE_CONFIG_MAX));
+	else if (err)
+		kd_err("failed to read %s: %s", path, read_input_strerror(err, SERVE_CONFIG_MAX));
+	return err;
+}
+
+/* The measurements of config text conf (len bytes, NUL-terminated, changed
+ * in place) after *tail.  0 or -errno after one line. */
+static int config_parse(char *conf, size_t len, const struct options *top,
+			struct served ***tail)
+{
+	char *line, *save = NULL;
+	struct served *sv;
+	int err = 0;
+
+	if (strlen(conf) != len) {
+		kd_err("bad configuration: a NUL byte at offset %zu", strlen(conf));
+		return -EINVAL;
 	}
-	if (!err && srv->top->config) {
-		err = read_file(srv->top->config, &conf, NULL);
-		if (err)
-			kd_err("failed to read %s: %s", srv->top->config, strerror(-err));
-	}
-	for (line = conf && !err ? strtok_r(conf, "\n", &save) : NULL; line && !err;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(conf, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
 		char *hash = line;
 
-		lineno++;
 		/* a comment: from a '#' that starts a word to the line's end */
 		while ((hash = strchr(hash, '#')) && hash != line && hash[-1] != ' ' &&
 		       hash[-1] != '\t')
@@ -258,21 +289,93 @@ static int specs_load(struct server *srv, struct served **out)
 			*hash = '\0';
 		if (!*str_trim(line))
 			continue;
-		err = served_parse(srv, line, &sv);
+		err = served_parse(top, line, &sv);
+		**tail = sv;
+		if (sv)
+			*tail = &sv->next;
+	}
+	return err;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct served *const *)a)->name, (*(struct served *const *)b)->name);
+}
+
+/* -EINVAL after one line when two measurements of l share a name: sorted,
+ * for a configuration of many thousands is a hostile one, not a slow one. */
+static int names_unique(struct served *l)
+{
+	struct served **v;
+	size_t n = 0;
+	int err = 0;
+
+	for (struct served *sv = l; sv; sv = sv->next)
+		n++;
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n = 0;
+	for (struct served *sv = l; sv; sv = sv->next)
+		v[n++] = sv;
+	qsort(v, n, sizeof(*v), name_cmp);
+	for (size_t i = 1; i < n && !err; i++) {
+		if (!strcmp(v[i - 1]->name, v[i]->name)) {
+			kd_err("bad measurements: two are named '%s' (give one a name=)", v[i]->name);
+			err = -EINVAL;
+		}
+	}
+	free(v);
+	return err;
+}
+
+int serve_config_check(const char *text, size_t len, int max_groups)
+{
+	struct options top = { .max_groups = max_groups, .retire_after = DEFAULT_RETIRE_S };
+	struct served *head = NULL, **tail = &head;
+	char *conf = malloc(len + 1);
+	int err, n = 0;
+
+	if (!conf)
+		return -ENOMEM;
+	memcpy(conf, text, len);
+	conf[len] = '\0';
+	err = config_parse(conf, len, &top, &tail);
+	free(conf);
+	if (!err)
+		err = names_unique(head);
+	for (struct served *sv = head; sv && !err; sv = sv->next)
+		n++;
+	list_free(head);
+	return err ? err : n;
+}
+
+/* The measurements of --measure and --config, parsed, in *out.  0 or
+ * -errno after one line. */
+static int specs_load(struct server *srv, struct served **out)
+{
+	struct served *head = NULL, **tail = &head, *sv;
+	char *conf = NULL;
+	size_t len = 0;
+	int err = 0;
+
+	*out = NULL;
+	for (int i = 0; i < srv->top->nmeasures && !err; i++) {
+		err = served_parse(srv->top, srv->top->measures[i], &sv);
 		*tail = sv;
 		if (sv)
 			tail = &sv->next;
 	}
-	free(conf);
-	for (struct served *a = head; a && !err; a = a->next) {
-		for (struct served *b = a->next; b && !err; b = b->next) {
-			if (!strcmp(a->name, b->name)) {
-				kd_err("bad measurements: two are named '%s' (give one a name=)",
-				       a->name);
-				err = -EINVAL;
-			}
-		}
+	if (!err && srv->top->config) {
+		err = config_read(srv->top->config, &conf, &len);
+		if (!err)
+			err = config_parse(conf, len, srv->top, &tail);
+		free(conf);
 	}
+	if (!err)
+		err = names_unique(head);
 	if (!head && !err) {
 		kd_err("bad arguments: no measurement (give --measure SPEC or --config FILE)");
 		err = -EINVAL;
@@ -315,16 +418,10 @@ static int list_start(struct served *l)
 /* SIGHUP: the new measurements start, the removed ones stop, the unchanged
  * ones (same name, same line) keep running.  A bad configuration changes
  * nothing. */
-static void reload(struct server *srv)
+static void reload_apply(struct server *srv, struct served *nl, int err)
 {
-	struct served *nl, **np, **op;
-	int err;
+	struct served **np, **op;
 
-	if (!srv->top->config) {
-		kd_err("nothing to reload: serve runs without --config");
-		return;
-	}
-	err = specs_load(srv, &nl);
 	if (err) {
 		kd_err("failed to reload %s: the measurements run on unchanged", srv->top->config);
 		return;
@@ -372,6 +469,59 @@ static void reload(struct server *srv)
 		srv->cache[i] = NULL;
 	}
 	kd_info("reloaded %s", srv->top->config);
+}
+
+static void *reload_parse(void *arg)
+{
+	struct server *srv = arg;
+	char done = 1;
+
+	srv->rl.err = specs_load(srv, &srv->rl.list);
+	if (write(srv->rl.pipe[1], &done, 1) != 1)
+		kd_err("failed to signal a parsed reload: %s", strerror(errno));
+	return NULL;
+}
+
+/* SIGHUP: parse in the reloader's thread, or once more after it. */
+static void reload(struct server *srv)
+{
+	int err;
+
+	if (!srv->top->config) {
+		kd_err("nothing to reload: serve runs without --config");
+		return;
+	}
+	if (srv->rl.running) {
+		srv->rl.again = true;
+		return;
+	}
+	if (srv->rl.pipe[0] < 0 && pipe2(srv->rl.pipe, O_CLOEXEC | O_NONBLOCK)) {
+		kd_err("failed to reload %s: %s", srv->top->config, strerror(errno));
+		return;
+	}
+	err = pthread_create(&srv->rl.thread, NULL, reload_parse, srv);
+	if (err) {
+		kd_err("failed to reload %s: %s", srv->top->config, strerror(err));
+		return;
+	}
+	srv->rl.running = true;
+}
+
+/* The reloader's thread is done: apply what it parsed. */
+static void reload_done(struct server *srv)
+{
+	char c;
+
+	while (read(srv->rl.pipe[0], &c, 1) == 1)
+		;
+	pthread_join(srv->rl.thread, NULL);
+	srv->rl.running = false;
+	reload_apply(srv, srv->rl.list, srv->rl.err);
+	srv->rl.list = NULL;
+	if (srv->rl.again) {
+		srv->rl.again = false;
+		reload(srv);
+	}
 }
 
 static double unix_now(void)
@@ -425,7 +575,7 @@ static void write_process(FILE *f, struct server *srv, bool om)
 static struct http_body *render(void *ctx, bool om)
 {
 	struct server *srv = ctx;
-	struct prom_source src[64];
+	struct prom_source *src = NULL;
 	struct measurement *ms = NULL;
 	uint64_t t0 = now_ns();
 	char *buf = NULL;
@@ -438,16 +588,18 @@ static struct http_body *render(void *ctx, bool om)
 	for (struct served *sv = srv->list; sv; sv = sv->next)
 		n++;
 	ms = calloc(n ? n : 1, sizeof(*ms));
+	src = calloc(n ? n : 1, sizeof(*src));
 	f = open_memstream(&buf, &len);
-	if (!ms || !f) {
+	if (!ms || !src || !f) {
 		free(ms);
+		free(src);
 		if (f)
 			fclose(f);
 		free(buf);
 		return NULL;
 	}
 	n = 0;
-	for (struct served *sv = srv->list; sv && n < (int)ARRAY_SIZE(src) && !err; sv = sv->next) {
+	for (struct served *sv = srv->list; sv && !err; sv = sv->next) {
 		err = sv->s.cmd->read(&sv->s, &ms[n]);
 		if (err) {
 			kd_err("failed to read measurement '%s': %s", sv->name, strerror(-err));
@@ -468,6 +620,7 @@ static struct http_body *render(void *ctx, bool om)
 	for (int i = 0; i < n + (err ? 1 : 0); i++)
 		measurement_clear(&ms[i]);
 	free(ms);
+	free(src);
 	if (fclose(f) || err) {
 		free(buf);
 		return NULL;
@@ -489,12 +642,15 @@ static const char index_html[] =
 static int serve_run(struct options *o)
 {
 	struct server srv = { .top = o };
-	struct pollfd pfd[3 + HTTP_MAX_CONNS];
+	struct pollfd pfd[4 + HTTP_MAX_CONNS];	/* signals, spill, reloader, HTTP */
 	bool stop = false;
 	int sfd = -1, err, n = 0;
 
 	srv.http.fd = -1;
+	srv.rl.pipe[0] = srv.rl.pipe[1] = -1;
 	srv.log2.log2 = true;
+	if (!o->retire_after)
+		o->retire_after = DEFAULT_RETIRE_S;
 	err = prom_buckets_parse(o->buckets ? o->buckets : "log2", &srv.buckets, "--buckets");
 	if (!err)
 		err = specs_load(&srv, &srv.list);
@@ -527,7 +683,8 @@ static int serve_run(struct options *o)
 
 		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = engine_spill_fd(), .events = POLLIN };
-		n = 2 + http_pollfds(&srv.http, pfd + 2, &timeout);
+		pfd[2] = (struct pollfd){ .fd = srv.rl.running ? srv.rl.pipe[0] : -1, .events = POLLIN };
+		n = 3 + http_pollfds(&srv.http, pfd + 3, &timeout);
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
 			err = -errno;
 			kd_err("failed to poll: %s", strerror(errno));
@@ -538,15 +695,24 @@ static int serve_run(struct options *o)
 			if (err)
 				break;
 		}
+		if (pfd[2].revents)
+			reload_done(&srv);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGHUP)
 				reload(&srv);
 			else if (si.ssi_signo != SIGCHLD)
 				stop = true;
 		}
-		http_serve(&srv.http, pfd + 2, n - 2);
+		http_serve(&srv.http, pfd + 3, n - 3);
 	}
 out:
+	if (srv.rl.running) {
+		pthread_join(srv.rl.thread, NULL);
+		list_free(srv.rl.list);
+	}
+	for (int i = 0; i < 2; i++)
+		if (srv.rl.pipe[i] >= 0)
+			close(srv.rl.pipe[i]);
 	http_close(&srv.http);
 	for (int i = 0; i < 2; i++)
 		http_body_put(srv.cache[i]);
@@ -561,7 +727,8 @@ const struct command cmd_serve = {
 	.name = "serve",
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
-	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS),
+	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
+		OPT(RETIRE_AFTER),
 	.max_groups = 512,
 	.run = serve_run,
 };

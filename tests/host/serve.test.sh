@@ -158,7 +158,9 @@ print(((1 << (k - 1)) - 1) / 1e9, ((1 << k) - 1) / 1e9)")
 
 test_serve_http() {
 	local i codes ok=0 rss0 rss1
-	serve_start --measure runq --measure 'name=sc: syscalls' \
+	# syscalls of one name: every process's would add label sets as other
+	# jobs on the host make new (syscall, error) pairs, and RSS with them
+	serve_start --measure runq --measure "name=sc: syscalls --comm kdsl$$" \
 		--measure "name=fn: func 'u:$WL/calltree:leaf'" || { fail "start"; return; }
 	for i in $(seq 50); do
 		curl -s --max-time 20 -o "$TMP/c$i" -w '%{http_code}\n' "$SERVE_URL/metrics" >"$TMP/code$i" &
@@ -260,4 +262,188 @@ test_serve_reload() {
 		{ fail "a bad reload changed what runs: '$s4' vs '$s1'"; return; }
 	grep -q "measurement 'bad'" "$TMP/serve.err" || { fail "bad reload not named: $(cat "$TMP/serve.err")"; return; }
 	pass "SIGHUP: pg attached and detached beside runq's $(wc -w <<<"$s1") programs, a bad config changes nothing"
+}
+
+# names: NAME... as python bytes literals; sets each in turn as its own comm
+# (prctl PR_SET_NAME) and makes 5 getppid calls under it
+rename_self() {
+	python3 - "$@" <<-'EOF'
+	import ast, ctypes, os, sys
+	libc = ctypes.CDLL(None)
+	for lit in sys.argv[1:]:
+	    libc.prctl(15, ctypes.c_char_p(ast.literal_eval(lit)), 0, 0, 0)
+	    for _ in range(5):
+	        os.getppid()
+	EOF
+}
+
+test_serve_hostile_names() {
+	local out lint
+	command -v promtool >/dev/null || { skip "no promtool (scripts/deps.sh installs prometheus)"; return; }
+	# getppid calls only (110): a busy host's other syscalls could fill the table
+	serve_start --measure "name=hn: pair raw_syscalls:sys_enter raw_syscalls:sys_exit --if 'id == 110' --by comm" ||
+		{ fail "start"; return; }
+	rename_self "b'\\xffbad'" "b'\\x1b]0;t\\x07'" "b'nl\\nx'" "b'q\"q'" "b'b\\\\s'"
+	wait_metrics '^kdist_hn_seconds_count{comm="b\\\\\\\\s"} 5'
+	curl -s "$SERVE_URL/metrics" >"$TMP/names.txt"
+	out=$(promtool check metrics <"$TMP/names.txt" 2>&1)
+	lint=$?
+	serve_stop || { fail "stop"; return; }
+	[ $lint = 0 ] || { fail "promtool check metrics: $(head -c 300 <<<"$out")"; return; }
+	local want
+	for want in '\\xffbad' '\\x1b]0;t\\x07' 'nl\\x0ax' 'q\"q' 'b\\\\s'; do
+		grep -qF "kdist_hn_seconds_count{comm=\"$want\"} 5" \
+			"$TMP/names.txt" || { fail "no 5 getppid for comm=\"$want\""; return; }
+	done
+	pass "names \\xff, ESC, newline, quote, backslash: escaped, 5 getppid each, promtool accepts"
+}
+
+test_serve_many_measurements() {
+	local i n=66 got
+	for i in $(seq $n); do echo "name=m$i: count raw_syscalls:sys_enter --comm kdnone$i"; done >"$TMP/many.conf"
+	serve_start --config "$TMP/many.conf" || { fail "start"; return; }
+	curl -s "$SERVE_URL/metrics" >"$TMP/many.txt"
+	serve_stop || { fail "stop"; return; }
+	got=$(grep -c '^# TYPE kdist_m[0-9]*_events_total counter' "$TMP/many.txt")
+	[ "$got" = $n ] || { fail "$got of $n measurements in /metrics"; return; }
+	got=$(grep -c '^kdist_groups{measurement="m[0-9]*"}' "$TMP/many.txt")
+	[ "$got" = $n ] || { fail "$got of $n measurements in kdist_groups"; return; }
+	pass "$n measurements, all $n in /metrics"
+}
+
+# An unprivileged process renaming itself 500 times between scrapes and 3,000
+# short processes (--by pid): label sets stay within --max-groups at every
+# scrape, what does not fit is counted lost, RSS stays flat, and the label
+# sets of exited processes and silent names retire.
+test_serve_churn_bounded() {
+	local max=64 out
+	serve_start --max-groups $max --retire-after 3 \
+		--measure 'name=rn: pair raw_syscalls:sys_enter raw_syscalls:sys_exit --by comm' \
+		--measure 'name=pd: pair raw_syscalls:sys_enter raw_syscalls:sys_exit --by pid --comm churnkid' ||
+		{ fail "start"; return; }
+	"$WL/churn" 3000 10 100 &
+	local churn=$!
+	out=$(python3 - "$SERVE_PORT" $SERVE_PID 60 <<-'EOF'
+	import ctypes, os, re, sys, urllib.request
+	port, pid, scrapes = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+	libc = ctypes.CDLL(None)
+	def scrape():
+	    return urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30).read().decode()
+	def rss():
+	    return int(re.search(r"VmRSS:\s+(\d+)", open("/proc/%s/status" % pid).read()).group(1))
+	most = {"rn": 0, "pd": 0}
+	for s in range(scrapes):
+	    for j in range(500):
+	        libc.prctl(15, ctypes.c_char_p(b"r%d_%d" % (s, j)), 0, 0, 0)
+	        os.getppid()
+	    text = scrape()
+	    for m in most:
+	        most[m] = max(most[m], len(re.findall(r"^kdist_%s_seconds_count\{" % m, text, re.M)))
+	    if s == 10:
+	        rss0 = rss()
+	rss1 = rss()
+	lost = re.search(r'kdist_lost_events_total\{measurement="rn",reason="group_table_full"\} (\d+)', text)
+	print("rn_most", most["rn"], "pd_most", most["pd"], "lost", lost.group(1) if lost else "none",
+	      "rss0", rss0, "rss1", rss1, "bytes", len(text))
+	EOF
+	)
+	kill $churn 2>/dev/null
+	wait $churn 2>/dev/null
+	# then quiet: one scrape takes the last events (the renamer's own, up
+	# to its exit), and the next, 4 s later, finds every name silent for
+	# more than --retire-after and every child gone
+	sleep 1
+	curl -s "$SERVE_URL/metrics" >/dev/null
+	sleep 4
+	curl -s "$SERVE_URL/metrics" >"$TMP/quiet.txt"
+	serve_stop || { fail "stop"; return; }
+	local rn pd lost rss0 rss1 left_rn left_pd
+	read -r _ rn _ pd _ lost _ rss0 _ rss1 _ _ <<<"$out"
+	left_rn=$(grep -c '^kdist_rn_seconds_count{comm="r[0-9]*_[0-9]*"}' "$TMP/quiet.txt")
+	left_pd=$(grep -c '^kdist_pd_seconds_count{' "$TMP/quiet.txt")
+	echo "# $out; after 5 quiet s: $left_rn renamer sets, $left_pd pid sets"
+	[ -n "$rn" ] && [ "$rn" -le $max ] && [ "$pd" -le $max ] ||
+		{ fail "label sets above --max-groups $max: $out"; return; }
+	[ "$lost" != none ] && [ "$lost" -gt 0 ] || { fail "nothing counted lost: $out"; return; }
+	[ $((rss1 - rss0)) -le 2048 ] || { fail "RSS grew $rss0 -> $rss1 kB over 50 scrapes: $out"; return; }
+	[ "$left_rn" = 0 ] && [ "$left_pd" = 0 ] ||
+		{ fail "not retired after 5 s: $left_rn renamer sets, $left_pd of exited pids"; return; }
+	pass "30,000 names and 3,000 pids: at most $rn and $pd of $max label sets, $lost events lost, RSS $rss0 -> $rss1 kB, all retired"
+}
+
+# scrape_worst SECONDS: scrapes /metrics one after another for SECONDS while
+# the caller's reload runs; prints the slowest one's seconds
+scrape_worst() {
+	python3 - "$SERVE_PORT" "$1" <<-'EOF'
+	import sys, time, urllib.request
+	port, secs, worst = int(sys.argv[1]), float(sys.argv[2]), 0.0
+	end = time.time() + secs
+	while time.time() < end:
+	    t = time.time()
+	    urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30).read()
+	    worst = max(worst, time.time() - t)
+	print("%.3f" % worst)
+	EOF
+}
+
+# hup_refused N: SIGHUP, then until serve has refused N reloads (10 s)
+hup_refused() {
+	kill -HUP $SERVE_PID
+	for _ in $(seq 100); do
+		[ "$(grep -c 'failed to reload' "$TMP/serve.err")" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# --config that never ends, blocks or is too large: refused with one line
+# and exit 2 at start-up; on SIGHUP refused while serving goes on, and a
+# concurrent scrape waits at most 2 s even for the largest file taken.
+test_serve_config_bounds() {
+	local conf=$TMP/bounds.conf out rc bad worst
+	mkfifo "$TMP/fifo"
+	head -c $((8 << 20)) /dev/zero | tr '\0' 'x' | sed 's/^/runq /' >"$TMP/big.conf"
+	for bad in /dev/zero "$TMP/fifo" "$TMP/big.conf" "$TMP"; do
+		out=$(timeout 10 "$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --config "$bad" 2>&1)
+		rc=$?
+		[ $rc = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] ||
+			{ fail "--config $bad: exit $rc: $(head -c 200 <<<"$out")"; return; }
+	done
+	printf 'runq\n' >"$conf"
+	serve_start --config "$conf" || { fail "start"; return; }
+	ln -sf /dev/zero "$conf"
+	hup_refused 1 || { fail "/dev/zero: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
+	rm -f "$conf"
+	ln -s "$TMP/fifo" "$conf"
+	hup_refused 2 || { fail "FIFO: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
+	rm -f "$conf"
+	cp "$TMP/big.conf" "$conf"
+	hup_refused 3 &
+	local hp=$!
+	worst=$(scrape_worst 3)
+	wait $hp || { fail "8 MB: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
+	wait_metrics '^kdist_runq_seconds_count ' || { fail "runq gone after the refused reloads"; serve_stop; return; }
+	local big=$worst
+	# the largest configuration read: 1 MiB of distinct names, refused at
+	# its last line for a duplicate
+	python3 -c "
+import sys
+n, i, out = 0, 0, []
+while n < (1 << 20) - 40:
+    out.append('name=m%d: runq\n' % i); n += len(out[-1]); i += 1
+sys.stdout.write(''.join(out) + 'name=m0: runq\n')" >"$conf"
+	hup_refused 4 &
+	hp=$!
+	worst=$(scrape_worst 3)
+	wait $hp || { fail "1 MiB: no refused reload: $(cat "$TMP/serve.err")"; serve_stop; return; }
+	wait_metrics '^kdist_runq_seconds_count ' || { fail "runq gone after the 1 MiB reload"; serve_stop; return; }
+	serve_stop || { fail "stop"; return; }
+	[ "$(grep -c 'failed to reload' "$TMP/serve.err")" = 4 ] ||
+		{ fail "4 refused reloads expected: $(cat "$TMP/serve.err")"; return; }
+	for bad in 'not a regular file' 'larger than 1 MiB' "two are named 'm0'"; do
+		grep -q "$bad" "$TMP/serve.err" || { fail "no '$bad' in: $(cat "$TMP/serve.err")"; return; }
+	done
+	awk -v a="$big" -v b="$worst" 'BEGIN { exit !(a < 2 && b < 2) }' ||
+		{ fail "a scrape waited $big s (8 MB reload), $worst s (1 MiB reload)"; return; }
+	pass "/dev/zero, FIFO, 8 MB, a directory: exit 2 at start, refused on SIGHUP; slowest scrape during reloads $big s (8 MB), $worst s (1 MiB)"
 }

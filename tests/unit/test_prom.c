@@ -5,6 +5,7 @@
 #include "check.h"
 #include "measure.h"
 #include "prom.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +84,77 @@ static void test_value_and_empty(void)
 	free(out);
 }
 
+/* Whether s is valid UTF-8 with no control character but line ends. */
+static bool utf8_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			(*p & 0xf8) == 0xf0 ? 4 : 0;
+
+		if (!n || (*p < 0x20 && *p != '\n') || *p == 0x7f)
+			return false;
+		for (int i = 1; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+		p += n;
+	}
+	return true;
+}
+
+/* The names a process may give itself come out as text Prometheus takes,
+ * and read back (exposition unescape, then text_unescape) to their bytes. */
+static void test_hostile_names(void)
+{
+	static const char *const names[] = {
+		"\xff" "bad", "\x1b]0;owned\x07", "two\nlines", "q\"q", "back\\slash", "h\xc3\xa9llo",
+		"\xc0\xaf", "\x9b" "31m",
+	};
+	static const char *const want[] = {
+		"\\\\xffbad", "\\\\x1b]0;owned\\\\x07", "two\\\\x0alines", "q\\\"q", "back\\\\\\\\slash",
+		"h\xc3\xa9llo", "\\\\xc0\\\\xaf", "\\\\x9b31m",
+	};
+	struct measurement m = { .kind = M_VALUE, .counts = true, .nby = 1 };
+	struct prom_buckets log2 = { .log2 = true };
+	struct hist h = { 0 };
+	char *out, line[256];
+	int ok = 0;
+
+	strcpy(m.by[0], "comm");
+	hist_add(&h, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		struct m_value k = mv_text(m_intern(names[i], strlen(names[i])));
+
+		m_hist_set(&measurement_group(&m, &k)->h, &h);
+	}
+	out = render(&m, &log2, false);
+	check("every label value is UTF-8 text", utf8_text(out), "%s", out);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *at, val[128];
+		size_t n = 0;
+
+		snprintf(line, sizeof(line), "kdist_t_events_total{comm=\"%s\"} 1\n", want[i]);
+		at = strstr(out, line);
+		if (!check("label value escaped", at != NULL, "%s not in %s", line, out))
+			continue;
+		/* back: the exposition's \\ and \", then text_unescape */
+		for (at += strlen("kdist_t_events_total{comm=\""); *at != '"' || at[-1] == '\\'; at++)
+			if (*at != '\\' || (at[1] != '\\' && at[1] != '"') || (at++, 1))
+				val[n++] = *at;
+		val[n] = '\0';
+		ok += text_unescape(val) == (long)strlen(names[i]) && !strcmp(val, names[i]);
+	}
+	check("every name reads back to its bytes", ok == (int)ARRAY_SIZE(names), "%d of %zu", ok,
+	      ARRAY_SIZE(names));
+	free(out);
+	measurement_clear(&m);
+}
+
 int main(void)
 {
 	test_latency();
+	test_hostile_names();
 	test_value_and_empty();
 	return check_done();
 }

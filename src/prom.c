@@ -51,8 +51,9 @@ void prom_label_value(FILE *f, const char *s)
 
 	/* Prometheus refuses a scrape with one label value that is not UTF-8
 	 * (and marks the target down until the series goes): the project's
-	 * escape first, so that every byte a name holds comes out as text */
-	if (!text_is_safe(s, len)) {
+	 * escape first, so that every byte a name holds comes out as text;
+	 * names from the measurement are in that form already */
+	if (!text_is_escaped(s, len)) {
 		n = text_escape(buf, sizeof(buf), s, len);
 		if (n >= sizeof(buf) && (e = malloc(n + 1)))
 			text_escape(e, n + 1, s, len);

@@ -257,6 +257,35 @@ bool text_is_safe(const char *s, size_t len)
 	return true;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool text_is_escaped(const char *s, size_t len)
+{
+	for (size_t i = 0, n; i < len; i += n) {
+		if (s[i] == '\\') {
+			if (i + 1 < len && s[i + 1] == '\\')
+				n = 2;
+			else if (i + 3 < len && s[i + 1] == 'x' && hexval(s[i + 2]) >= 0 &&
+				 hexval(s[i + 3]) >= 0)
+				n = 4;
+			else
+				return false;
+		} else if (!(n = utf8_printable((const unsigned char *)s + i, len - i))) {
+			return false;
+		}
+	}
+	return true;
+}
+
 size_t text_escape(char *dst, size_t size, const char *src, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)src;
@@ -289,17 +318,6 @@ size_t text_escape(char *dst, size_t size, const char *src, size_t len)
 	if (room)
 		dst[out] = '\0';
 	return out;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 long text_unescape(char *s)

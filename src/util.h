@@ -53,6 +53,11 @@ const char *read_input_strerror(int err, size_t max);
 size_t text_escape(char *dst, size_t size, const char *src, size_t len);
 /* True when s needs no escaping (the common case: views skip the copy). */
 bool text_is_safe(const char *s, size_t len);
+/* True when s is text_escape's output already: printable UTF-8 whose
+ * backslashes each start "\\\\" or "\\xHH".  Escaping is done once, where
+ * names enter the measurement; a view that may also see raw strings
+ * escapes only what is not in this form. */
+bool text_is_escaped(const char *s, size_t len);
 /* The inverse of text_escape, in place; returns the length of the bytes
  * (which may hold a NUL), or -EINVAL for a malformed escape. */
 long text_unescape(char *s);

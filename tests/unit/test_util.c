@@ -24,6 +24,7 @@ static void escape_case(const char *name, const char *in, size_t len, const char
 	for (char *p = back; (p = strchr(p, '\\')); )
 		*p = '/';
 	check(name, text_is_safe(back, n), "'%s' is not printable UTF-8", out);
+	check(name, text_is_escaped(out, n), "'%s' not seen as escaped", out);
 	check(name, text_is_safe(in, len) == (n == len && !memcmp(in, want, len)),
 	      "text_is_safe disagrees with text_escape");
 	strcpy(back, out);
@@ -56,6 +57,9 @@ static void test_escape_cut(void)
 		char s[] = "a\\q";
 
 		check("unescape_malformed", text_unescape(s) == -EINVAL, NULL);
+		check("escaped_form_refuses_raw_bytes",
+		      !text_is_escaped("\xff", 1) && !text_is_escaped("a\\q", 3) &&
+		      !text_is_escaped("\\x1", 3) && !text_is_escaped("\x1b", 1), NULL);
 	}
 }
 

@@ -192,3 +192,84 @@ test_perf_beside_mmap_lock() {
 	}
 	pass "perf counted 100 more write locks and 50 more write releases for 50 more rounds beside mmap-lock"
 }
+
+# irq_total irq|softirq FILE: interrupts of the numbered lines of a copy
+# of /proc/interrupts (those irq_handler_entry fires for), or softirqs of
+# /proc/softirqs.
+irq_total() {
+	awk -v f="$1" 'f == "softirq" && NR > 1 { for (i = 2; i <= NF; i++) t += $i }
+		f == "irq" && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) t += $i }
+		END { print t + 0 }' "$2"
+}
+
+# interrupts_beside RECIPE PEER_CMD PEER_SUM_PY: kdist RECIPE and a peer
+# (libbpf-tools, tp_btf programs) over the same interrupt-heavy time, beside
+# a second tool's tracepoint program (a kdist count) running all along on a
+# busy syscall.  A recipe from raw tracepoint arguments is never skipped
+# (skipped_by_kernel 0); one from tracepoint programs was, whenever an
+# interrupt came while any tracepoint program ran on its CPU.  Both tools
+# count what came between their attach and their detach: at least what
+# /proc counted while both were attached, at most what it counted from
+# before the first attach to after the last detach, and apart by no more
+# than the interrupts of those edges.
+interrupts_beside() {
+	local recipe=$1 peer=$2 sum_py=$3 src pk pid cnt loop
+	src=/proc/interrupts
+	[ "$recipe" = softirq ] && src=/proc/softirqs
+	truncate -s 64M "$TMP/irqload"
+	"$KDIST" count syscalls:sys_enter_getppid -o json >"$TMP/cnt.json" 2>"$TMP/cnt.err" &
+	cnt=$!
+	"$WL/getppid_loop" 2000000000 >/dev/null &
+	loop=$!
+	cp $src "$TMP/s1"
+	stdbuf -oL $peer >"$TMP/peer.out" 2>&1 &
+	pk=$!
+	"$KDIST" $recipe -o json >"$TMP/irq.json" 2>"$TMP/irq.err" &
+	pid=$!
+	wait_tracing "$TMP/irq.err" && wait_tracing "$TMP/cnt.err" || {
+		kill -INT $pid $pk $cnt; kill $loop; wait
+		fail "not attached: $(cat "$TMP/irq.err" "$TMP/cnt.err")"; return 1
+	}
+	for _ in $(seq 100); do grep -q Tracing "$TMP/peer.out" && break; sleep 0.1; done
+	cp $src "$TMP/s2"
+	"$WL/directio" "$TMP/irqload" 2000 4096 && sync
+	cp $src "$TMP/s3"
+	kill -INT $pid $pk
+	wait $pid $pk
+	cp $src "$TMP/s4"
+	kill $loop
+	kill -INT $cnt
+	wait $loop $cnt 2>/dev/null
+	local k peer_n skipped lo hi
+	k=$(json "$TMP/irq.json" "sum(g['count'] for g in d['groups'])")
+	skipped=$(json "$TMP/irq.json" "d['drops']['skipped_by_kernel']")
+	peer_n=$(python3 -c "$sum_py" "$TMP/peer.out")
+	lo=$(($(irq_total $recipe "$TMP/s3") - $(irq_total $recipe "$TMP/s2")))
+	hi=$(($(irq_total $recipe "$TMP/s4") - $(irq_total $recipe "$TMP/s1")))
+	[ "$skipped" = 0 ] && [ "$k" -ge "$lo" ] && [ "$k" -le "$hi" ] &&
+		[ "$peer_n" -ge "$lo" ] && [ $((k > peer_n ? k - peer_n : peer_n - k)) -le $((hi - lo)) ] || {
+		fail "$recipe: $k (skipped_by_kernel $skipped), $peer $peer_n, /proc between $lo and $hi"
+		return 1
+	}
+	IRQ_RESULT="$k counted ($peer $peer_n, /proc $lo..$hi), skipped_by_kernel 0"
+}
+
+test_peer_irq_beside_tracepoint_tool() {
+	command -v hardirqs >/dev/null || { skip "libbpf-tools' hardirqs not installed"; return; }
+	# hardirqs -C prints "name count" rows at its end
+	interrupts_beside irq "hardirqs -C" '
+import sys
+print(sum(int(l.split()[-1]) for l in open(sys.argv[1]) if l.split() and l.split()[-1].isdigit()))' ||
+		return
+	pass "irq: $IRQ_RESULT"
+}
+
+test_peer_softirq_beside_tracepoint_tool() {
+	command -v softirqs >/dev/null || { skip "libbpf-tools' softirqs not installed"; return; }
+	# softirqs -d prints a histogram per vector: its rows' counts sum to them
+	interrupts_beside softirq "softirqs -d" '
+import re, sys
+print(sum(int(m.group(1)) for l in open(sys.argv[1]) for m in [re.match(r"\s*\d+ -> \d+\s*:\s*(\d+)", l)] if m))' ||
+		return
+	pass "softirq: $IRQ_RESULT"
+}

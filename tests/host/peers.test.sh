@@ -273,3 +273,63 @@ print(sum(int(m.group(1)) for l in open(sys.argv[1]) for m in [re.match(r"\s*\d+
 		return
 	pass "softirq: $IRQ_RESULT"
 }
+
+# log2_rows FILE: "LOW HIGH COUNT" for each row of a log2 text histogram.
+log2_rows() {
+	awk '$2 == "->" && $4 == ":" { print $1, $3, $5 }' "$1"
+}
+
+# The text view's rows hold what their labels say: kdist bio's usecs rows
+# against biolatency's on the same requests (a loop device only the
+# workload writes to).  A row may differ by what the log-linear buckets
+# holding its edges hold (the fold splits them by share, hist.h), plus what
+# lies within 1 us of an edge: the tools read the clock apart.  A third
+# kdist (JSON) on the same stream gives those buckets.
+test_peer_bio_rows_biolatency() {
+	command -v biolatency >/dev/null || { skip "libbpf-tools' biolatency not installed"; return; }
+	[ -e /sys/kernel/tracing/events/block/block_rq_issue ] || { skip "no block tracepoints"; return; }
+	command -v losetup >/dev/null || { skip "no losetup for a test disk"; return; }
+	local img=$TMP/rows.img dev kt kj bl rc
+	truncate -s 64M "$img"
+	dev=$(losetup -f --show "$img" 2>/dev/null) || { skip "no loop device (losetup failed)"; return; }
+	"$KDIST" bio >"$TMP/rows.txt" 2>"$TMP/rows.err" & kt=$!
+	"$KDIST" bio -o json >"$TMP/rows.json" 2>"$TMP/rowsj.err" & kj=$!
+	stdbuf -oL biolatency -d "${dev#/dev/}" >"$TMP/rows.bl" 2>&1 & bl=$!
+	wait_tracing "$TMP/rows.err" && wait_tracing "$TMP/rowsj.err" || {
+		kill -INT $kt $kj $bl; wait; losetup -d "$dev"; fail "not attached: $(cat "$TMP/rows.err")"; return
+	}
+	for _ in $(seq 100); do grep -q Tracing "$TMP/rows.bl" && break; sleep 0.1; done
+	"$WL/directio" "$dev" 1000 4096
+	sync
+	kill -INT $kt $kj $bl
+	wait $kt $kj $bl
+	losetup -d "$dev"
+	# the loop device's group: from its heading to the blank line after
+	awk -v h="disk = ${dev#/dev/}, op = write" '$0 == h { on = 1 } on && !NF { on = 0 } on' \
+		"$TMP/rows.txt" >"$TMP/rows.k0"
+	log2_rows "$TMP/rows.k0" >"$TMP/rows.k"
+	sed -n '/usecs/,$p' "$TMP/rows.bl" >"$TMP/rows.b0"
+	log2_rows "$TMP/rows.b0" >"$TMP/rows.b"
+	python3 - "$TMP/rows.k" "$TMP/rows.b" "$TMP/rows.json" "${dev#/dev/}" >"$TMP/rows.cmp" <<'PY'
+import json, sys
+def rows(p):
+    return {int(l.split()[0]): int(l.split()[2]) for l in open(p) if l.strip()}
+k, b = rows(sys.argv[1]), rows(sys.argv[2])
+d = [json.loads(l) for l in open(sys.argv[3]) if l.strip()][-1]
+bk = [x for g in d["groups"] if g["by"] == {"disk": sys.argv[4], "op": "write"} for x in g["buckets"]]
+tk, tb = sum(k.values()), sum(b.values())
+bad = []
+for lo in sorted(set(k) | set(b)):
+    edges = [lo * 1000 if lo > 1 else None, (2 * lo if lo > 1 else 2) * 1000]
+    bound = sum(c for blo, bhi, c in bk for e in edges if e is not None and blo <= e + 1000 and bhi >= e - 1000)
+    diff = abs(k.get(lo, 0) - b.get(lo, 0))
+    print(f"row {lo}: kdist {k.get(lo, 0)} biolatency {b.get(lo, 0)} bound {bound}")
+    if diff > bound:
+        bad.append(lo)
+print(f"total kdist {tk} biolatency {tb}")
+sys.exit(1 if bad or tk != tb or tk < 1000 else 0)
+PY
+	rc=$?
+	[ $rc = 0 ] || { fail "rows apart beyond the bound: $(tr '\n' ';' <"$TMP/rows.cmp")"; return; }
+	pass "bio's usecs rows within the bound of biolatency's: $(grep "^row" "$TMP/rows.cmp" | cut -d" " -f2- | tr "\n" ";") $(tail -1 "$TMP/rows.cmp")"
+}

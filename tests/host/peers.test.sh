@@ -54,8 +54,9 @@ beside() {
 	[ "$1" = serve ] && word=Serving
 	bg_start $word "$@" || { fail "$name: kdist did not attach: $(cat "$TMP/bg.err")"; return 1; }
 	got=$(perf_counts "${perf_args[@]}")
-	bg_stop $([ $word = Serving ] && echo TERM) ||
-		{ fail "$name: kdist failed: $(cat "$TMP/bg.err")"; return 1; }
+	local sig=INT
+	[ $word = Serving ] && sig=TERM
+	bg_stop $sig || { fail "$name: kdist failed: $(cat "$TMP/bg.err")"; return 1; }
 	[ "$got" = "$want" ] || {
 		fail "$name: perf counted '$got' beside kdist $*, expected '$want' (other kdist processes: $(other_kdists))"
 		return 1
@@ -116,10 +117,15 @@ test_perf_beside_sched_recipes() {
 
 test_perf_beside_serve() {
 	have_perf || { skip "perf cannot count tracepoints here (linux-perf)"; return; }
-	local port=$((20000 + ($$ + 7) % 20000)) got
-	bg_start Serving serve --listen 127.0.0.1:$port --measure 'runq' \
-		--measure 'count syscalls:sys_enter_getppid' ||
-		{ fail "serve did not start: $(cat "$TMP/bg.err")"; return; }
+	local port got started=0
+	# a free port: other tests and tools serve beside us
+	for _ in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 20000))
+		bg_start Serving serve --listen 127.0.0.1:$port --measure 'runq' \
+			--measure 'count syscalls:sys_enter_getppid' && { started=1; break; }
+		grep -q 'Address already in use' "$TMP/bg.err" || break
+	done
+	[ $started = 1 ] || { fail "serve did not start: $(cat "$TMP/bg.err")"; return; }
 	got=$(perf_counts -e sched:sched_switch,context-switches,syscalls:sys_enter_getppid -- \
 		"$WL/sleeper" 20 1)
 	local got2
@@ -283,7 +289,8 @@ log2_rows() {
 # against biolatency's on the same requests (a loop device only the
 # workload writes to).  A row may differ by what the log-linear buckets
 # holding its edges hold (the fold splits them by share, hist.h), plus what
-# lies within 1 us of an edge: the tools read the clock apart.  A third
+# lies within 5% of an edge: the tools read the clock apart, at moments an
+# interrupt on a loaded machine may hold apart by microseconds.  A third
 # kdist (JSON) on the same stream gives those buckets.
 test_peer_bio_rows_biolatency() {
 	command -v biolatency >/dev/null || { skip "libbpf-tools' biolatency not installed"; return; }
@@ -321,7 +328,7 @@ tk, tb = sum(k.values()), sum(b.values())
 bad = []
 for lo in sorted(set(k) | set(b)):
     edges = [lo * 1000 if lo > 1 else None, (2 * lo if lo > 1 else 2) * 1000]
-    bound = sum(c for blo, bhi, c in bk for e in edges if e is not None and blo <= e + 1000 and bhi >= e - 1000)
+    bound = sum(c for blo, bhi, c in bk for e in edges if e is not None and blo <= e * 1.05 and bhi >= e * 0.95)
     diff = abs(k.get(lo, 0) - b.get(lo, 0))
     print(f"row {lo}: kdist {k.get(lo, 0)} biolatency {b.get(lo, 0)} bound {bound}")
     if diff > bound:

@@ -49,9 +49,12 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
 # Syscall number -> name, for the syscalls recipe, from the UAPI header.
-UNISTD ?= $(firstword $(wildcard /usr/include/x86_64-linux-gnu/asm/unistd_64.h /usr/include/asm/unistd_64.h))
-$(BUILD)/syscall_names.h: $(UNISTD) | $(BUILD)
-	sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/[\2] = "\1",/p' $< > $@
+# Syscall names of the architecture built for, from a table in the tree
+# (src/syscalls/ARCH.tbl, as new as the newest kernel kdist supports), not
+# from the build machine's kernel headers, which lag the kernels it runs on.
+SYSCALL_ARCH ?= $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
+$(BUILD)/syscall_names.h: src/syscalls/$(SYSCALL_ARCH).tbl | $(BUILD)
+	awk '!/^#/ && NF == 2 { printf "[%d] = \"%s\",\n", $$1, $$2 }' $< > $@
 $(BUILD)/format.o: $(BUILD)/syscall_names.h
 
 # The HTML view's style and script, kept readable in src/, as C strings.

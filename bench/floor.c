@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* floor tp|raw|clock|thread|storage [PID] [stats]: attach two empty
+/* floor tp|tpdrop|raw|clock|thread|storage [PID] [stats]: attach two empty
  * programs to raw_syscalls sys_enter and sys_exit (classic or raw
  * tracepoints; "clock": raw tracepoints that read the clock once each;
  * "thread" and "storage": steps towards kdist pair, for process PID, see

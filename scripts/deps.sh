@@ -7,7 +7,7 @@
 set -e
 build="make gcc clang libbpf-dev libelf-dev zlib1g-dev libjansson-dev bpftool"
 check="llvm libclang-rt-14-dev bpftrace libbpf-tools qemu-system-x86 busybox-static
-       libxml2-utils python3 chromium groff-base man-db strace prometheus time"
+       libxml2-utils python3 chromium groff-base man-db strace prometheus time linux-perf"
 case "${1:-all}" in
 build) pkgs=$build ;;
 all) pkgs="$build $check" ;;

@@ -25,6 +25,17 @@
 #endif
 
 
+/* What a program on a perf tracepoint (SEC("tracepoint")) returns decides
+ * whether the event goes on to perf: perf_trace_run_bpf_submit()
+ * (kernel/events/core.c) hands the record to the tracepoint's perf events
+ * only when trace_call_bpf() (kernel/trace/bpf_trace.c: "0 - return from
+ * kprobe (event is filtered out)", "1 - store kprobe event into ring
+ * buffer") returns non-zero.  Returning 0 would hide the event from every
+ * perf stat, perf record and perf trace of the machine on that tracepoint.
+ * Raw and BTF tracepoint programs' return values are ignored; the kprobe and
+ * uprobe events kdist attaches are its own, no one else's. */
+#define TP_PASS 1
+
 /* Every way an event is lost is counted, per CPU, never silently. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

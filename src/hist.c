@@ -135,24 +135,58 @@ double hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
+/* The log2 row of an integer value v: [2^j, 2^(j+1)) units, row 0 [0, 2). */
+static int log2_row(double v, double divisor)
+{
+	double u = v / divisor;
+	int j = u >= 2.0 ? (int)floor(log2(u)) : 0;
+
+	/* log2 of a value just below a power of two may round up to it */
+	if (j > 0 && u < ldexp(1.0, j))
+		j--;
+	return j > 64 ? 64 : j;
+}
+
 int hist_fold_log2(const struct hist *h, double divisor, hist_u64 out[65])
 {
+	double share[65] = { 0 }, cum = 0;
+	hist_u64 done = 0;
 	int used = 0;
 
-	memset(out, 0, 65 * sizeof(out[0]));
 	for (int i = 0; i < HIST_BUCKETS; i++) {
-		double mid;
-		int j = 0;
+		double lo, hi, n;
+		int r, rhi;
 
 		if (!h->slots[i])
 			continue;
-		mid = ((double)hist_bucket_low(i) + (double)hist_bucket_high(i)) / 2 / divisor;
-		if (mid >= 2.0)
-			j = (int)floor(log2(mid));
-		if (j > 64)
-			j = 64;
-		out[j] += h->slots[i];
-		if (j + 1 > used)
+		/* the part of the bucket [min, max] leaves (as hist_quantile) */
+		lo = (double)(hist_bucket_low(i) > h->min ? hist_bucket_low(i) : h->min);
+		hi = (double)(hist_bucket_high(i) < h->max ? hist_bucket_high(i) : h->max);
+		if (hi < lo)
+			hi = lo;
+		r = log2_row(lo, divisor);
+		rhi = log2_row(hi, divisor);
+		if (r == rhi) {
+			share[r] += (double)h->slots[i];
+			continue;
+		}
+		/* integers lo..hi straddle row edges: each row its share */
+		n = hi - lo + 1;
+		for (; r <= rhi; r++) {
+			double a = r ? ceil(ldexp(divisor, r)) : 0, b = ceil(ldexp(divisor, r + 1)) - 1;
+
+			a = a > lo ? a : lo;
+			b = b < hi ? b : hi;
+			if (b >= a)
+				share[r] += (double)h->slots[i] * (b - a + 1) / n;
+		}
+	}
+	/* rounded running totals: the rows add up to the count */
+	for (int j = 0; j < 65; j++) {
+		cum += share[j];
+		out[j] = (hist_u64)llround(cum) - done;
+		done += out[j];
+		if (out[j])
 			used = j + 1;
 	}
 	return used;

@@ -142,10 +142,16 @@ double hist_stddev(const struct hist *h);
  * empty. */
 double hist_quantile(const struct hist *h, double q);
 
-/* Fold into log2 buckets of value/divisor: out[j] counts values in
- * [2^j, 2^(j+1)) of the display unit, out[0] holds [0, 2).  A fine bucket
- * is assigned by its midpoint.  Returns the number of log2 buckets used
- * (highest non-empty + 1). */
+/* Fold into log2 rows of value/divisor: out[j] counts values in
+ * [2^j, 2^(j+1)) of the display unit, out[0] holds [0, 2), so a row holds
+ * what its label says (2^j * divisor need not fall on a bucket's edge: with
+ * divisor 1000, row 32 -> 63 is [32000, 64000) ns).  A bucket holding a
+ * row's edge is split by the share of its values on either side, taken as
+ * spread evenly over the part of it that [min, max] leaves; counts are
+ * rounded so that they add up to the total.  A
+ * row is off by at most the counts of the buckets holding its two edges,
+ * and exact when they hold none (divisor 1: the edges are buckets' edges).
+ * Returns the number of rows used (highest non-empty + 1). */
 int hist_fold_log2(const struct hist *h, double divisor, hist_u64 out[65]);
 /* Fold into n linear buckets [min + j*step, min + (j+1)*step), assigned
  * by midpoint as above; values outside go to *below and *above. */

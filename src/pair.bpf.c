@@ -566,9 +566,9 @@ static __always_inline int on_end(void *ctx, int src)
 }
 
 SEC("tracepoint")
-int tp_start(void *ctx) { return on_start(ctx, SRC_TP); }
+int tp_start(void *ctx) { on_start(ctx, SRC_TP); return TP_PASS; }
 SEC("tracepoint")
-int tp_end(void *ctx) { return on_end(ctx, SRC_TP); }
+int tp_end(void *ctx) { on_end(ctx, SRC_TP); return TP_PASS; }
 SEC("raw_tp")
 int raw_start(void *ctx) { return on_start(ctx, SRC_RAW); }
 SEC("raw_tp")

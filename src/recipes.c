@@ -163,7 +163,13 @@ static const struct recipe r_offcpu_dist = {
 };
 
 /* Hard IRQ handlers do not nest, nor do softirqs on one CPU: the CPU is the
- * key.  Filters (-p, --comm, -c) select the interrupted task. */
+ * key.  Filters (-p, --comm, -c) select the interrupted task.  The IRQ and
+ * the vector are raw tracepoint arguments (irq_handler_entry(int irq, ...),
+ * softirq_entry(unsigned int vec_nr)), never record fields: a tracepoint
+ * program shares the per-CPU guard bpf_prog_active with every kprobe and
+ * tracepoint program of the machine (trace_call_bpf()), so an interrupt
+ * arriving while any of them runs would skip it; a raw tracepoint program
+ * is skipped only while it runs itself on that CPU. */
 static const struct recipe r_irq = {
 	.title = "hard IRQ handler time by IRQ",
 	.kind = M_LATENCY,
@@ -171,7 +177,7 @@ static const struct recipe r_irq = {
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "irq:irq_handler_entry", .end = "irq:irq_handler_exit",
-			.key = "cpu", .by = "irq:irq" },
+			.key = "cpu", .by = "arg0:irq" },
 	} },
 };
 
@@ -182,7 +188,7 @@ static const struct recipe r_softirq = {
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "irq:softirq_entry", .end = "irq:softirq_exit", .key = "cpu",
-			.by = "vec:softirq" },
+			.by = "arg0:softirq" },
 	} },
 };
 

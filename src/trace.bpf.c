@@ -180,14 +180,14 @@ int trace_event(void *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (task_filtered_out(&cfg.filter, NULL))
-		return 0;
+		return TP_PASS;
 	if (cfg.enter)
 		ent = bpf_map_lookup_elem(&enter_recs, &tid);
 	if (cond_holds(ctx))
 		emit(ctx, ent);
 	if (ent)
 		bpf_map_delete_elem(&enter_recs, &tid);
-	return 0;
+	return TP_PASS;
 }
 
 SEC("tracepoint")
@@ -197,14 +197,14 @@ int trace_enter(void *ctx)
 	struct tr_enter *v;
 
 	if (task_filtered_out(&cfg.filter, NULL))
-		return 0;
+		return TP_PASS;
 	v = bpf_map_lookup_elem(&enter_scratch, &zero);
 	if (!v)
-		return 0;
+		return TP_PASS;
 	bpf_probe_read_kernel(v->rec, cfg.ent.size < TRACE_ENTER_MAX ? cfg.ent.size : TRACE_ENTER_MAX,
 			      ctx);
 	read_strs(ctx, &cfg.ent, v->str);
 	if (bpf_map_update_elem(&enter_recs, &tid, v, BPF_ANY))
 		drop(TDROP_ENTER_FULL);
-	return 0;
+	return TP_PASS;
 }

@@ -296,3 +296,18 @@ test_recipe_missing_tracepoint() {
 	grep -q "nosuch:event" <<<"$out" || { fail "message does not name it: $out"; return; }
 	pass "$out"
 }
+
+# Names of syscalls newer than the build machine's kernel headers come from
+# src/syscalls/ARCH.tbl: file_setattr (469, Linux 6.17) called 5 times with
+# a bad fd fails, still entering and leaving the kernel.
+test_recipe_syscalls_new_names() {
+	[ "$(uname -m)" = x86_64 ] || { skip "the workload calls x86_64's number 469"; return; }
+	local c errs
+	"$KDIST" syscalls -o json -c "python3 -c 'import ctypes; [ctypes.CDLL(None).syscall(469, -1, 0, 0, 0, 0) for _ in range(5)]'" \
+		>"$TMP/scn.json" 2>"$TMP/err" || { fail "$(cat "$TMP/err")"; return; }
+	c=$(recipe_group "$TMP/scn.json" "{'syscall': 'file_setattr'}" count)
+	errs=$(json "$TMP/scn.json" "sorted(set(g['by']['syscall'] for g in d['groups'] if g['by']['syscall'].startswith('syscall_')))")
+	exact "$c" 5 "$TMP/scn.json" && [ "$errs" = "[]" ] ||
+		{ fail "file_setattr: $c calls named of 5; numbered, not named: $errs"; return; }
+	pass "5 calls of syscall 469 named file_setattr, no syscall unnamed"
+}

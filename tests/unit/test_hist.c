@@ -127,6 +127,38 @@ static void test_fold(void)
 	used = hist_fold_log2(&h, 1000, out);
 	check("fold us", used == 3 && out[0] == 4 && out[2] == 1, "used %d out0 %llu", used,
 	      (unsigned long long)out[0]);
+
+	/* rows at the unit's powers of two: 32 -> 63 usecs is [32000, 64000)
+	 * ns, not [32768, 65536).  Eight values in the bucket [30720, 32767]
+	 * split 5.0 : 3.0 by its integers below and above 32000; 64000 itself
+	 * (in [61440, 65535]) and everything of [32768, 63999] land in row 5 */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 8; i++)
+		hist_add(&h, 31000);
+	hist_add(&h, 33000);
+	used = hist_fold_log2(&h, 1000, out);
+	check("fold us at the edge 32000 ns", used == 6 && out[4] == 5 && out[5] == 4,
+	      "used %d row 16-31 %llu, 32-63 %llu", used, (unsigned long long)out[4],
+	      (unsigned long long)out[5]);
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 100; i++)
+		hist_add(&h, 40000 + 210 * i);	/* 40.00 .. 60.79 us: no bucket at an edge */
+	used = hist_fold_log2(&h, 1000, out);
+	check("fold us: [40, 61) us all in 32 -> 63", used == 6 && out[5] == 100,
+	      "used %d row 32-63 %llu, 64-127 %llu", used, (unsigned long long)out[5],
+	      (unsigned long long)out[6]);
+	/* the rows add up to the count whatever the shares */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 1000; i++)
+		hist_add(&h, 1000 + 7919ULL * i);
+	used = hist_fold_log2(&h, 1000, out);
+	{
+		hist_u64 t = 0;
+
+		for (int j = 0; j < used; j++)
+			t += out[j];
+		check("fold us: rows add up to the count", t == 1000, "%llu", (unsigned long long)t);
+	}
 }
 
 /* Values in one bucket: percentiles move with the rank inside it and stay

@@ -152,6 +152,19 @@ static void test_formatters(void)
 	v = mv_num(110);
 	check("syscall 110 is getppid",
 	      !strcmp(fmt_value(&v, FMT_SYSCALL, buf, sizeof(buf)), "getppid"), NULL);
+	/* src/syscalls/ARCH.tbl: syscalls newer than the build machine's headers */
+#if defined(__x86_64__)
+	v = mv_num(335);
+	check("syscall 335 is uretprobe (Linux 6.11)",
+	      !strcmp(fmt_value(&v, FMT_SYSCALL, buf, sizeof(buf)), "uretprobe"), NULL);
+#elif defined(__aarch64__)
+	v = mv_num(173);
+	check("syscall 173 is getppid",
+	      !strcmp(fmt_value(&v, FMT_SYSCALL, buf, sizeof(buf)), "getppid"), NULL);
+#endif
+	v = mv_num(469);
+	check("syscall 469 is file_setattr (Linux 6.17)",
+	      !strcmp(fmt_value(&v, FMT_SYSCALL, buf, sizeof(buf)), "file_setattr"), NULL);
 	v = mv_num(99999);
 	check("unknown syscall numbered",
 	      !strcmp(fmt_value(&v, FMT_SYSCALL, buf, sizeof(buf)), "syscall_99999"), NULL);

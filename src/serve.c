@@ -510,6 +510,7 @@ static int serve_run(struct options *o)
 	srv.http.metrics = render;
 	srv.http.index = index_html;
 	srv.http.ctx = &srv;
+	srv.http.allow_hosts = o->allow_hosts;
 	err = http_open(&srv.http, o->listen ? o->listen : DEFAULT_LISTEN);
 	if (err)
 		goto out;
@@ -561,7 +562,8 @@ const struct command cmd_serve = {
 	.name = "serve",
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
-	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS),
+	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
+		OPT(ALLOW_HOST),
 	.max_groups = 512,
 	.run = serve_run,
 };

@@ -1,0 +1,167 @@
+# kdist serve facing a hostile network: clients that hold connections
+# open, the descriptor limit, Host: names, privileges, TLS and passwords.
+# shellcheck shell=bash
+
+# below the ephemeral range (32768-), where the attacks' own ports fall
+SEC_PORT=$((20000 + ($$ + 7919) % 12000))
+SEC_URL=http://127.0.0.1:$SEC_PORT
+
+# sec_start [PREFIX...] -- ARGS...: PREFIX kdist serve ARGS on SEC_PORT in
+# the background; sets SEC_PID (kdist's own pid), 0 once it serves.
+sec_start() {
+	local pre=()
+	while [ "$1" != -- ]; do pre+=("$1"); shift; done
+	shift
+	"${pre[@]}" "$KDIST" serve --listen 127.0.0.1:$SEC_PORT "$@" 2>"$TMP/sec.err" &
+	SEC_PID=$!
+	for _ in $(seq 200); do
+		grep -q '^Serving' "$TMP/sec.err" 2>/dev/null && return 0
+		kill -0 $SEC_PID 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "kdist serve did not start: $(cat "$TMP/sec.err")"
+	kill $SEC_PID 2>/dev/null
+	wait $SEC_PID 2>/dev/null
+	return 1
+}
+
+# sec_stop: SIGTERM; 0 when kdist exits 0 and nothing stays attached.
+sec_stop() {
+	local rc
+	kill -TERM $SEC_PID
+	wait $SEC_PID
+	rc=$?
+	[ $rc = 0 ] || { echo "kdist serve exited $rc: $(cat "$TMP/sec.err")"; return 1; }
+	no_leftovers || { echo "$(bpf_leftovers) BPF programs left after SIGTERM"; return 1; }
+}
+
+# cpu_ticks PID: user + system clock ticks the process has used
+cpu_ticks() {
+	awk '{ print $14 + $15 }' /proc/"$1"/stat
+}
+
+# The attacks, one python3 script: `flood SRC N SCRAPES` keeps N half-sent
+# requests open from address SRC (reopening each one the server closes)
+# while making SCRAPES sequential scrapes, and prints "200s OK OF N";
+# `hold SRC N` opens N half-sent requests from SRC and prints how many the
+# server still holds 1 s later ("held H").  `idle N SECONDS` opens N
+# connections that send nothing and keeps them SECONDS.
+attack() {
+	python3 - "$SEC_PORT" "$@" <<-'EOF'
+	import http.client, select, socket, sys, threading, time
+	port, mode, src = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+	half = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+	def half_open(src):
+	    s = socket.socket()
+	    s.settimeout(2)
+	    s.bind((src, 0))
+	    s.connect(("127.0.0.1", port))
+	    s.sendall(half)
+	    return s
+	def closed(socks, wait=0):
+	    p = select.poll()
+	    for s in socks:
+	        p.register(s, select.POLLIN)
+	    return {fd for fd, _ in p.poll(wait)}
+	if mode == "flood":
+	    n, scrapes = int(sys.argv[4]), int(sys.argv[5])
+	    stop = False
+	    def flood():
+	        socks = {}
+	        while not stop:
+	            for fd in closed(socks.values(), 10):
+	                socks.pop(fd).close()
+	            while len(socks) < n and not stop:
+	                try:
+	                    s = half_open(src)
+	                    socks[s.fileno()] = s
+	                except OSError:
+	                    time.sleep(0.01)
+	                    break
+	                time.sleep(0.002)	# at most ~500 new connections a second
+	        for s in socks.values():
+	            s.close()
+	    t = threading.Thread(target=flood)
+	    t.start()
+	    time.sleep(3)	# the server's slots are all taken by now
+	    ok = 0
+	    for _ in range(scrapes):
+	        try:
+	            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+	            c.request("GET", "/metrics")
+	            r = c.getresponse()
+	            r.read()
+	            ok += r.status == 200
+	            c.close()
+	        except OSError:
+	            pass
+	        time.sleep(0.1)
+	    stop = True
+	    t.join()
+	    print("200s", ok, "of", scrapes)
+	elif mode == "hold":
+	    n = int(sys.argv[4])
+	    socks = [half_open(src) for _ in range(n)]
+	    time.sleep(1)	# well within the header timeout (3 s)
+	    print("held", n - len(closed(socks)))
+	elif mode == "idle":
+	    n, secs = int(sys.argv[4]), float(sys.argv[5])
+	    socks = []
+	    for _ in range(n):
+	        s = socket.socket()
+	        s.setblocking(False)
+	        s.connect_ex(("127.0.0.1", port))
+	        socks.append(s)
+	    time.sleep(secs)
+	EOF
+}
+
+test_serve_slowloris() {
+	local out held rej
+	sec_start -- --measure runq || { fail "start"; return; }
+	out=$(attack flood 127.0.0.1 300 30)
+	held=$(attack hold 127.0.0.2 150)
+	rej=$(curl -s "$SEC_URL/metrics" | awk '$1 == "kdist_http_rejected_total" { print $2 }')
+	sec_stop || { fail "stop"; return; }
+	[ "$out" = "200s 30 of 30" ] || { fail "under 300 half-open connections: $out"; return; }
+	[ "$held" = "held 64" ] ||
+		{ fail "one address held ${held#held } connections, expected the limit 64"; return; }
+	[ "${rej:-0}" -gt 0 ] || { fail "no rejection counted: $rej"; return; }
+	pass "30 of 30 scrapes answered 200 beside 300 half-open connections; one address holds 64 of 150; $rej rejected"
+}
+
+test_serve_emfile() {
+	local t0 t1 used code
+	# 75 descriptors for runq's BPF objects and the rest: room for ~25
+	# connections, far fewer than the slots
+	sec_start prlimit --nofile=100:100 -- --measure runq || { fail "start"; return; }
+	attack idle x 200 6 &
+	local ap=$!
+	sleep 2
+	t0=$(cpu_ticks $SEC_PID)
+	sleep 3
+	t1=$(cpu_ticks $SEC_PID)
+	code=$(curl -s -o /dev/null --max-time 5 -w '%{http_code}' "$SEC_URL/metrics")
+	wait $ap
+	used=$((t1 - t0))
+	sec_stop || { fail "stop"; return; }
+	# 3 s are 300 ticks; the loop spinning on accept() took all of them
+	[ $used -le 30 ] || { fail "kdist used $used of 300 clock ticks while out of descriptors"; return; }
+	[ "$code" = 200 ] || { fail "a scrape at the descriptor limit got $code"; return; }
+	pass "out of descriptors under 200 idle connections: $used ticks of CPU in 3 s, a scrape answered 200"
+}
+
+test_serve_host() {
+	local c1 c2 c3 c4 c5 c6
+	sec_start -- --measure runq --allow-host metrics.example.org || { fail "start"; return; }
+	c1=$(curl -s -o /dev/null -w '%{http_code}' "$SEC_URL/metrics")
+	c2=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$SEC_PORT/metrics")
+	c3=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: rebound.example.com:$SEC_PORT" "$SEC_URL/metrics")
+	c4=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: metrics.example.org:$SEC_PORT" "$SEC_URL/metrics")
+	c5=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: [::1]:$SEC_PORT" "$SEC_URL/metrics")
+	c6=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: 127.0.0.1.rebound.example.com" "$SEC_URL/metrics")
+	sec_stop || { fail "stop"; return; }
+	[ "$c1 $c2 $c3 $c4 $c5 $c6" = "200 200 403 200 200 403" ] ||
+		{ fail "IP, localhost, other name, allowed name, [::1], IP-like name: $c1 $c2 $c3 $c4 $c5 $c6"; return; }
+	pass "Host: IP literals, localhost and --allow-host 200, other names 403"
+}

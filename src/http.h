@@ -31,6 +31,10 @@
 #define HTTP_HEADER_TIMEOUT_MS 3000
 #define HTTP_TIMEOUT_MS 10000
 
+/* The exposition formats' Content-Types. */
+#define HTTP_TYPE_PROM "text/plain; version=0.0.4; charset=utf-8"
+#define HTTP_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
 /* A response body shared by the connections sending it. */
 struct http_body {
 	int refs;

@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "http.h"
 #include "kdist.h"
+#include "privsep.h"
 #include "prom.h"
 #include "util.h"
 
@@ -27,6 +28,7 @@
 #include <sys/signalfd.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #ifndef KDIST_VERSION
 #define KDIST_VERSION "unknown"
@@ -473,9 +475,7 @@ static struct http_body *render(void *ctx, bool om)
 		return NULL;
 	}
 	http_body_put(srv->cache[om]);
-	srv->cache[om] = http_body_new(buf, len, om ?
-		"application/openmetrics-text; version=1.0.0; charset=utf-8" :
-		"text/plain; version=0.0.4; charset=utf-8");
+	srv->cache[om] = http_body_new(buf, len, om ? HTTP_TYPE_OPENMETRICS : HTTP_TYPE_PROM);
 	srv->cache_ns[om] = now_ns();
 	srv->render_s = (srv->cache_ns[om] - t0) / 1e9;
 	return http_body_get(srv->cache[om]);
@@ -490,14 +490,18 @@ static int serve_run(struct options *o)
 {
 	struct server srv = { .top = o };
 	struct pollfd pfd[3 + HTTP_MAX_CONNS];
+	struct privsep_user user;
 	bool stop = false;
-	int sfd = -1, err, n = 0;
+	int sfd = -1, chan = -1, err, n = 0;
+	pid_t child = -1;
 
 	srv.http.fd = -1;
 	srv.log2.log2 = true;
 	err = prom_buckets_parse(o->buckets ? o->buckets : "log2", &srv.buckets, "--buckets");
 	if (!err)
 		err = specs_load(&srv, &srv.list);
+	if (!err && o->user)
+		err = privsep_user(o->user, &user);
 	if (!err)
 		err = kdist_need_root();
 	if (err)
@@ -522,13 +526,24 @@ static int serve_run(struct options *o)
 		n++;
 	fprintf(stderr, "Serving %d measurement%s on http://%s/metrics... Hit Ctrl-C to end.\n", n,
 		n == 1 ? "" : "s", srv.http.addr);
+	if (o->user) {
+		err = privsep_fork(&srv.http, &user, &chan, &child);
+		if (err)
+			goto out;
+	}
 	while (!stop) {
 		struct signalfd_siginfo si;
 		int timeout;
 
 		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = engine_spill_fd(), .events = POLLIN };
-		n = 2 + http_pollfds(&srv.http, pfd + 2, &timeout);
+		if (chan >= 0) {
+			pfd[2] = (struct pollfd){ .fd = chan, .events = POLLIN };
+			n = 3;
+			timeout = -1;
+		} else {
+			n = 2 + http_pollfds(&srv.http, pfd + 2, &timeout);
+		}
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
 			err = -errno;
 			kd_err("failed to poll: %s", strerror(errno));
@@ -545,9 +560,20 @@ static int serve_run(struct options *o)
 			else if (si.ssi_signo != SIGCHLD)
 				stop = true;
 		}
-		http_serve(&srv.http, pfd + 2, n - 2);
+		if (chan < 0) {
+			http_serve(&srv.http, pfd + 2, n - 2);
+		} else if (pfd[2].revents && !stop &&
+			   privsep_answer(chan, &srv.http, render, &srv)) {
+			kd_err("failed to serve: the serving process (pid %d) ended", (int)child);
+			err = -EPIPE;
+			break;
+		}
 	}
 out:
+	if (chan >= 0)
+		close(chan);	/* the child's cue to go */
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	http_close(&srv.http);
 	for (int i = 0; i < 2; i++)
 		http_body_put(srv.cache[i]);
@@ -563,7 +589,7 @@ const struct command cmd_serve = {
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
 	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
-		OPT(ALLOW_HOST),
+		OPT(ALLOW_HOST) | OPT(USER),
 	.max_groups = 512,
 	.run = serve_run,
 };

@@ -165,3 +165,40 @@ test_serve_host() {
 		{ fail "IP, localhost, other name, allowed name, [::1], IP-like name: $c1 $c2 $c3 $c4 $c5 $c6"; return; }
 	pass "Host: IP literals, localhost and --allow-host 200, other names 403"
 }
+
+# status_of PID: the privilege lines of /proc/PID/status, on one line
+status_of() {
+	grep -E '^(Uid|CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' /proc/"$1"/status | tr -s '\t ' ' ' | tr '\n' ';'
+}
+
+test_serve_user() {
+	local conf=$TMP/user.conf child st code out rc
+	out=$("$KDIST" serve --listen 127.0.0.1:$SEC_PORT --measure runq --user nosuchuser$$ 2>&1)
+	rc=$?
+	[ $rc = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] && grep -q "bad --user" <<<"$out" ||
+		{ fail "unknown user: exit $rc: $out"; return; }
+	[ "$(bpf_leftovers)" = 0 ] || { fail "programs left after a bad --user"; return; }
+	printf 'runq\n' >"$conf"
+	sec_start -- --config "$conf" --user nobody || { fail "start"; return; }
+	child=$(pgrep -P $SEC_PID | head -1)
+	st=$(status_of "$child")
+	code=$(curl -s -o "$TMP/u1.txt" -w '%{http_code}' "$SEC_URL/metrics")
+	printf 'runq\nname=pg: pair raw_syscalls:sys_enter raw_syscalls:sys_exit\n' >"$conf"
+	kill -HUP $SEC_PID
+	for _ in $(seq 100); do
+		curl -s "$SEC_URL/metrics" | grep -q '^kdist_pg_seconds_count ' && break
+		sleep 0.1
+	done
+	curl -s "$SEC_URL/metrics" >"$TMP/u2.txt"
+	# the listening socket and no BPF object: the child holds no map
+	local bpf_fds
+	bpf_fds=$(ls -l /proc/"$child"/fd | grep -c 'anon_inode:bpf')
+	sec_stop || { fail "stop"; return; }
+	[ "$st" = "Uid: 65534 65534 65534 65534;CapPrm: 0000000000000000;CapEff: 0000000000000000;CapBnd: 0000000000000000;NoNewPrivs: 1;Seccomp: 2;" ] ||
+		{ fail "serving process (pid $child): $st"; return; }
+	[ "$bpf_fds" = 0 ] || { fail "the serving process holds $bpf_fds BPF descriptors"; return; }
+	[ "$code" = 200 ] && grep -q '^kdist_runq_seconds_count ' "$TMP/u1.txt" ||
+		{ fail "scrape through the unprivileged process: $code"; return; }
+	grep -q '^kdist_pg_seconds_count ' "$TMP/u2.txt" || { fail "SIGHUP did not add pg"; return; }
+	pass "serving process: uid 65534, no capabilities, no_new_privs, seccomp, no BPF fds; scrape 200; SIGHUP adds a measurement"
+}

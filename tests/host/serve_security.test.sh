@@ -202,3 +202,32 @@ test_serve_user() {
 	grep -q '^kdist_pg_seconds_count ' "$TMP/u2.txt" || { fail "SIGHUP did not add pg"; return; }
 	pass "serving process: uid 65534, no capabilities, no_new_privs, seccomp, no BPF fds; scrape 200; SIGHUP adds a measurement"
 }
+
+test_serve_unit_score() {
+	local score
+	command -v systemd-analyze >/dev/null || { skip "no systemd-analyze"; return; }
+	score=$(systemd-analyze security --offline=true "$TOP/contrib/kdist.service" 2>&1 |
+		sed -n 's/.*Overall exposure level for kdist.service: \([0-9.]*\).*/\1/p')
+	[ -n "$score" ] || { fail "no score from systemd-analyze"; return; }
+	awk -v s="$score" 'BEGIN { exit !(s <= 3.0) }' || { fail "exposure $score > 3.0"; return; }
+	pass "systemd-analyze security: contrib/kdist.service exposure $score"
+}
+
+# The unit's capability bounding set is all kdist needs: serve a recipe,
+# the syscalls recipe and a uprobe function with only those, as the unit's
+# ExecStart does (--user), and scrape all three.
+test_serve_unit_caps() {
+	local caps set n
+	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$TOP/contrib/kdist.service")
+	set=$(tr ' ' '\n' <<<"$caps" | sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd,)
+	sec_start setpriv --bounding-set=-all,"$set" -- --measure runq --measure 'name=sc: syscalls' \
+		--measure "name=fn: func u:$WL/calltree:leaf" --user nobody || { fail "start with $caps"; return; }
+	"$WL/calltree" >/dev/null 2>&1
+	curl -s "$SEC_URL/metrics" >"$TMP/caps.txt"
+	sec_stop || { fail "stop"; return; }
+	n=$(grep -cE '^kdist_(runq|sc|fn)_seconds_count' "$TMP/caps.txt")
+	grep -q '^kdist_runq_seconds_count ' "$TMP/caps.txt" && grep -q '^kdist_sc_seconds_count{' "$TMP/caps.txt" &&
+		grep -q '^kdist_fn_seconds_count{' "$TMP/caps.txt" ||
+		{ fail "with $caps: $n count lines"; return; }
+	pass "runq, syscalls and a uprobe served with only $caps"
+}

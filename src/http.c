@@ -64,6 +64,18 @@ static uint64_t now_ms(void)
 	return now_ns() / 1000000;
 }
 
+static int conns_alloc(struct http_server *h)
+{
+	if (h->conns)
+		return 0;
+	h->conns = calloc(HTTP_MAX_CONNS, sizeof(*h->conns));
+	if (!h->conns)
+		return -ENOMEM;
+	for (int i = 0; i < HTTP_MAX_CONNS; i++)
+		h->conns[i].fd = -1;
+	return 0;
+}
+
 /* BPF objects take descriptors too: use what the hard limit allows, as
  * poll() has no FD_SETSIZE bound.  Where it stays low, http.h's eviction
  * copes with running out. */
@@ -116,13 +128,10 @@ int http_open(struct http_server *h, const char *listen_at)
 		return err;
 	}
 	freeaddrinfo(ai);
-	h->conns = calloc(HTTP_MAX_CONNS, sizeof(*h->conns));
-	if (!h->conns) {
+	if (conns_alloc(h)) {
 		close(fd);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < HTTP_MAX_CONNS; i++)
-		h->conns[i].fd = -1;
 	h->fd = fd;
 	raise_nofile();
 	h->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -382,6 +391,25 @@ static void conn_write(struct http_server *h, struct http_conn *c)
 	c->body = NULL;
 	shutdown(c->fd, SHUT_WR);
 	c->state = C_DRAIN;
+}
+
+int http_adopt(struct http_server *h, int fd)
+{
+	uint64_t now = now_ms();
+
+	if (conns_alloc(h))
+		return -ENOMEM;
+	for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+		struct http_conn *c = &h->conns[i];
+
+		if (c->fd >= 0)
+			continue;
+		*c = (struct http_conn){ .fd = fd, .state = C_READ, .start = now,
+					 .deadline = now + HTTP_HEADER_TIMEOUT_MS };
+		h->nconns++;
+		return 0;
+	}
+	return -ENOSPC;
 }
 
 static void peer_key(const struct sockaddr_storage *ss, unsigned char key[16])

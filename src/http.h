@@ -72,6 +72,10 @@ struct http_server {
 /* Listen on "ADDR:PORT" (IPv4, or [IPv6]:PORT).  0 or -errno, said. */
 int http_open(struct http_server *h, const char *listen);
 void http_close(struct http_server *h);
+/* Serve a connected socket fd (non-blocking) as if accepted, on a server
+ * h that may have no listening socket (fd -1): for tests and fuzzing.
+ * 0, or -ENOSPC/-ENOMEM (fd not taken). */
+int http_adopt(struct http_server *h, int fd);
 
 /* The descriptors to poll, into p (room for 1 + HTTP_MAX_CONNS), and the
  * poll timeout in ms (-1: none) for the oldest connection's deadline. */

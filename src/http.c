@@ -2,6 +2,7 @@
 /* The HTTP server of kdist serve: see http.h. */
 #include "http.h"
 #include "util.h"
+#include "webconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,8 @@
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 enum conn_state { C_FREE, C_READ, C_WRITE, C_DRAIN };
 
@@ -23,6 +26,8 @@ struct http_conn {
 	enum conn_state state;
 	uint64_t start, deadline;	/* ms, monotonic */
 	unsigned char peer[16];	/* the client's address, IPv4 v4-mapped */
+	SSL *ssl;		/* over TLS */
+	short ssl_events;	/* what OpenSSL waits for, 0: the state's */
 	size_t len;		/* request bytes read */
 	char head[256];
 	size_t head_len, head_off;
@@ -145,6 +150,8 @@ bad:
 
 static void conn_close(struct http_server *h, struct http_conn *c)
 {
+	SSL_free(c->ssl);
+	c->ssl = NULL;
 	close(c->fd);
 	http_body_put(c->body);
 	c->body = NULL;
@@ -174,6 +181,7 @@ static const char *status_text(int status)
 	case 200: return "OK";
 	case 400: return "Bad Request";
 	case 404: return "Not Found";
+	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
 	case 405: return "Method Not Allowed";
 	case 414: return "URI Too Long";
@@ -201,7 +209,8 @@ static void respond(struct http_conn *c, int status, struct http_body *b, bool h
 			       "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			       "%sConnection: close\r\n\r\n",
 			       status, status_text(status), type, c->out_len,
-			       status == 405 ? "Allow: GET\r\n" : "");
+			       status == 405 ? "Allow: GET\r\n" :
+			       status == 401 ? "WWW-Authenticate: Basic realm=\"kdist\"\r\n" : "");
 	if (head_only)
 		c->out_len = 0;
 	c->head_off = c->out_off = 0;
@@ -268,7 +277,7 @@ static bool host_allowed(const struct http_server *h, const char *req)
 	const char *v = header(req, "host:", &n);
 	unsigned char addr[16];
 
-	if (h->any_host || !v)
+	if (h->any_host || h->web || !v)
 		return true;
 	if (n >= sizeof(buf))
 		return false;
@@ -315,6 +324,16 @@ static void handle_request(struct http_server *h, struct http_conn *c)
 		respond(c, 403, NULL, false);
 		return;
 	}
+	if (h->web && h->web->nusers) {
+		size_t n;
+		const char *v = header(c->req, "authorization:", &n);
+
+		if (!v || !webconfig_auth(h->web, v, n)) {
+			h->rejected++;
+			respond(c, 401, NULL, false);
+			return;
+		}
+	}
 	if ((size_t)(sp1 - c->req) != 3 || strncmp(c->req, "GET", 3)) {
 		respond(c, 405, NULL, false);
 		return;
@@ -338,6 +357,48 @@ static void handle_request(struct http_server *h, struct http_conn *c)
 	}
 }
 
+/* What OpenSSL said, as recv()/send() would: r > 0 bytes, 0 at the
+ * peer's close_notify, else -1 with errno EAGAIN (and the poll events
+ * OpenSSL waits for in c->ssl_events) or ECONNRESET. */
+static ssize_t ssl_result(struct http_conn *c, int r)
+{
+	c->ssl_events = 0;
+	if (r > 0)
+		return r;
+	switch (SSL_get_error(c->ssl, r)) {
+	case SSL_ERROR_WANT_READ:
+		c->ssl_events = POLLIN;
+		errno = EAGAIN;
+		return -1;
+	case SSL_ERROR_WANT_WRITE:
+		c->ssl_events = POLLOUT;
+		errno = EAGAIN;
+		return -1;
+	case SSL_ERROR_ZERO_RETURN:
+		return 0;
+	default:
+		/* a failed handshake (plain HTTP to the TLS port, a bad client
+		 * certificate): the connection just ends */
+		ERR_clear_error();
+		errno = ECONNRESET;
+		return -1;
+	}
+}
+
+static ssize_t conn_recv(struct http_conn *c, void *buf, size_t n)
+{
+	if (!c->ssl || c->state == C_DRAIN)
+		return recv(c->fd, buf, n, 0);
+	return ssl_result(c, SSL_read(c->ssl, buf, n));
+}
+
+static ssize_t conn_send(struct http_conn *c, const void *buf, size_t n)
+{
+	if (!c->ssl)
+		return send(c->fd, buf, n, MSG_NOSIGNAL);
+	return ssl_result(c, SSL_write(c->ssl, buf, n));
+}
+
 static void conn_read(struct http_server *h, struct http_conn *c)
 {
 	ssize_t r;
@@ -347,12 +408,12 @@ static void conn_read(struct http_server *h, struct http_conn *c)
 
 		/* the client may still be sending what we refused: read it so
 		 * that our answer is not lost to a reset */
-		r = recv(c->fd, sink, sizeof(sink), 0);
+		r = conn_recv(c, sink, sizeof(sink));
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
 			conn_close(h, c);
 		return;
 	}
-	r = recv(c->fd, c->req + c->len, sizeof(c->req) - 1 - c->len, 0);
+	r = conn_recv(c, c->req + c->len, sizeof(c->req) - 1 - c->len);
 	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
 		conn_close(h, c);
 		return;
@@ -366,6 +427,8 @@ static void conn_read(struct http_server *h, struct http_conn *c)
 	} else if (c->len == sizeof(c->req) - 1) {
 		h->rejected++;
 		respond(c, strchr(c->req, '\n') ? 431 : 414, NULL, false);
+	} else if (c->ssl && SSL_pending(c->ssl)) {
+		conn_read(h, c);	/* decrypted already: poll would not say */
 	}
 }
 
@@ -375,7 +438,7 @@ static void conn_write(struct http_server *h, struct http_conn *c)
 		bool head = c->head_off < c->head_len;
 		const char *p = head ? c->head + c->head_off : c->out + c->out_off;
 		size_t n = head ? c->head_len - c->head_off : c->out_len - c->out_off;
-		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
+		ssize_t w = conn_send(c, p, n);
 
 		if (w < 0) {
 			if (errno != EAGAIN && errno != EINTR)
@@ -389,8 +452,31 @@ static void conn_write(struct http_server *h, struct http_conn *c)
 	}
 	http_body_put(c->body);
 	c->body = NULL;
+	if (c->ssl)
+		SSL_shutdown(c->ssl);	/* close_notify, if the socket takes it */
+	c->ssl_events = 0;
 	shutdown(c->fd, SHUT_WR);
 	c->state = C_DRAIN;
+}
+
+/* Slot c takes connection fd: 0, or -ENOMEM with fd closed. */
+static int conn_start(struct http_server *h, struct http_conn *c, int fd, uint64_t now)
+{
+	*c = (struct http_conn){ .fd = fd, .state = C_READ, .start = now,
+				 .deadline = now + HTTP_HEADER_TIMEOUT_MS };
+	if (h->web && h->web->tls_ctx) {
+		c->ssl = SSL_new(h->web->tls_ctx);
+		if (!c->ssl || !SSL_set_fd(c->ssl, fd)) {
+			SSL_free(c->ssl);
+			ERR_clear_error();
+			close(fd);
+			*c = (struct http_conn){ .fd = -1 };
+			return -ENOMEM;
+		}
+		SSL_set_accept_state(c->ssl);
+	}
+	h->nconns++;
+	return 0;
 }
 
 int http_adopt(struct http_server *h, int fd)
@@ -404,10 +490,7 @@ int http_adopt(struct http_server *h, int fd)
 
 		if (c->fd >= 0)
 			continue;
-		*c = (struct http_conn){ .fd = fd, .state = C_READ, .start = now,
-					 .deadline = now + HTTP_HEADER_TIMEOUT_MS };
-		h->nconns++;
-		return 0;
+		return conn_start(h, c, fd, now);
 	}
 	return -ENOSPC;
 }
@@ -512,11 +595,8 @@ static void accept_conns(struct http_server *h)
 				kd_info("failed to answer a connection over the limit: %s",
 					strerror(errno));
 			close(fd);
-		} else {
-			*c = (struct http_conn){ .fd = fd, .state = C_READ, .start = now,
-						 .deadline = now + HTTP_HEADER_TIMEOUT_MS };
+		} else if (!conn_start(h, c, fd, now)) {
 			memcpy(c->peer, peer, 16);
-			h->nconns++;
 		}
 		/* the descriptor freed by the evicted or the refused one */
 		if (h->spare_fd < 0)
@@ -538,7 +618,8 @@ int http_pollfds(struct http_server *h, struct pollfd *p, int *timeout_ms)
 		if (c->fd < 0)
 			continue;
 		p[n++] = (struct pollfd){ .fd = c->fd,
-					  .events = c->state == C_WRITE ? POLLOUT : POLLIN };
+					  .events = c->ssl_events ? c->ssl_events :
+						    c->state == C_WRITE ? POLLOUT : POLLIN };
 		if (c->deadline < first)
 			first = c->deadline;
 	}

@@ -62,6 +62,9 @@ struct http_server {
 	 * requests are authenticated, so a rebound name gains nothing). */
 	const char *allow_hosts;
 	bool any_host;
+	/* --web-config: TLS (web->tls_ctx) and basic auth (web->users), or
+	 * NULL; either one turns the Host: check off */
+	struct webconfig *web;
 	struct http_conn *conns;	/* HTTP_MAX_CONNS, fd -1 when free */
 	int nconns;
 	int spare_fd;			/* given up to accept at EMFILE */

@@ -47,7 +47,7 @@ struct options {
 	char **measures;
 	int nmeasures;
 	const char *config, *listen, *buckets;
-	const char *allow_hosts, *user;
+	const char *allow_hosts, *user, *web_config;
 	/* views */
 	struct view_opts view;
 	const char *output;
@@ -64,7 +64,7 @@ enum opt_id {
 	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS,
-	O_ALLOW_HOST, O_USER,
+	O_ALLOW_HOST, O_USER, O_WEB_CONFIG,
 	O_VERBOSE, O_HELP,
 	NR_OPTS
 };

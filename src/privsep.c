@@ -278,8 +278,8 @@ int privsep_fork(struct http_server *h, const struct privsep_user *u, int *chan,
 		child_serve(h, u, sv[1]);
 	}
 	close(sv[1]);
-	/* the network is the child's alone */
-	http_close(h);
+	/* the parent keeps the listening socket, unpolled, for the next
+	 * child (a reload of --web-config) */
 	*chan = sv[0];
 	return 0;
 }

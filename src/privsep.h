@@ -27,8 +27,9 @@ struct privsep_user {
 int privsep_user(const char *name, struct privsep_user *u);
 
 /* Fork the serving child, which serves h (open, listening) as u and never
- * returns.  In the parent: the channel to it (>= 0) in *chan and its pid,
- * h's sockets closed; 0 or -errno after one line. */
+ * returns.  In the parent: the channel to it (>= 0) in *chan and its pid;
+ * the parent must not serve h itself (it keeps the listening socket for
+ * another child).  0 or -errno after one line. */
 int privsep_fork(struct http_server *h, const struct privsep_user *u, int *chan, pid_t *pid);
 
 /* In the parent, when chan is readable: answer the child's one request

@@ -16,6 +16,7 @@
 #include "privsep.h"
 #include "prom.h"
 #include "util.h"
+#include "webconfig.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -60,6 +61,7 @@ struct server {
 	struct prom_buckets log2;
 	struct served *list;
 	struct http_server http;
+	struct webconfig web;		/* --web-config */
 	struct http_body *cache[2];	/* by openmetrics */
 	uint64_t cache_ns[2];
 	double start_unix, render_s;
@@ -481,6 +483,32 @@ static struct http_body *render(void *ctx, bool om)
 	return http_body_get(srv->cache[om]);
 }
 
+/* SIGHUP with --web-config: a new file takes effect for new connections
+ * (with --user, a new serving process takes over); a bad one changes
+ * nothing after one line. */
+static void web_reload(struct server *srv, const struct privsep_user *u, int *chan, pid_t *child)
+{
+	struct webconfig wc;
+	int old_chan = *chan;
+	pid_t old_child = *child;
+
+	if (webconfig_load(srv->top->web_config, &wc))
+		return;
+	webconfig_free(&srv->web);
+	srv->web = wc;
+	srv->http.web = wc.tls || wc.nusers ? &srv->web : NULL;
+	if (old_chan >= 0) {
+		if (privsep_fork(&srv->http, u, chan, child)) {
+			kd_err("failed to reload %s: the serving process runs on unchanged",
+			       srv->top->web_config);
+			return;
+		}
+		close(old_chan);	/* its cue to go */
+		waitpid(old_child, NULL, 0);
+	}
+	kd_info("reloaded %s", srv->top->web_config);
+}
+
 static const char index_html[] =
 	"<html><head><title>kdist</title></head><body><h1>kdist serve</h1>"
 	"<p><a href=\"/metrics\">/metrics</a>: the measurements in the Prometheus "
@@ -502,6 +530,10 @@ static int serve_run(struct options *o)
 		err = specs_load(&srv, &srv.list);
 	if (!err && o->user)
 		err = privsep_user(o->user, &user);
+	if (!err && o->web_config)
+		err = webconfig_load(o->web_config, &srv.web);
+	if (!err && (srv.web.tls || srv.web.nusers))
+		srv.http.web = &srv.web;
 	if (!err)
 		err = kdist_need_root();
 	if (err)
@@ -524,8 +556,8 @@ static int serve_run(struct options *o)
 	srv.start_unix = unix_now();
 	for (struct served *sv = srv.list; sv; sv = sv->next)
 		n++;
-	fprintf(stderr, "Serving %d measurement%s on http://%s/metrics... Hit Ctrl-C to end.\n", n,
-		n == 1 ? "" : "s", srv.http.addr);
+	fprintf(stderr, "Serving %d measurement%s on http%s://%s/metrics... Hit Ctrl-C to end.\n", n,
+		n == 1 ? "" : "s", srv.web.tls ? "s" : "", srv.http.addr);
 	if (o->user) {
 		err = privsep_fork(&srv.http, &user, &chan, &child);
 		if (err)
@@ -555,8 +587,10 @@ static int serve_run(struct options *o)
 				break;
 		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGHUP)
+			if (si.ssi_signo == SIGHUP && (o->config || !o->web_config))
 				reload(&srv);
+			if (si.ssi_signo == SIGHUP && o->web_config)
+				web_reload(&srv, &user, &chan, &child);
 			else if (si.ssi_signo != SIGCHLD)
 				stop = true;
 		}
@@ -575,6 +609,7 @@ out:
 	if (child > 0)
 		waitpid(child, NULL, 0);
 	http_close(&srv.http);
+	webconfig_free(&srv.web);
 	for (int i = 0; i < 2; i++)
 		http_body_put(srv.cache[i]);
 	list_free(srv.list);
@@ -589,7 +624,7 @@ const struct command cmd_serve = {
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
 	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
-		OPT(ALLOW_HOST) | OPT(USER),
+		OPT(ALLOW_HOST) | OPT(USER) | OPT(WEB_CONFIG),
 	.max_groups = 512,
 	.run = serve_run,
 };

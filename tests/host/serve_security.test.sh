@@ -231,3 +231,105 @@ test_serve_unit_caps() {
 		{ fail "with $caps: $n count lines"; return; }
 	pass "runq, syscalls and a uprobe served with only $caps"
 }
+
+# tls_files DIR: a self-signed certificate for 127.0.0.1 and a web config
+# with it and the user prom, password "secret" (a bcrypt hash made once)
+TLS_HASH='$2b$10$qf1QLdmSBZSD8aSScC//U.6TEgalXNLvhmbqvKjIPLPEpXP54dE3u'
+tls_files() {
+	mkdir -p "$1"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1/server.key" -out "$1/server.crt" \
+		-days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null || return 1
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prom: %s\n' \
+		"$TLS_HASH" >"$1/web.yml"
+}
+
+# code [CURL ARGS...]: the HTTP status of a scrape over TLS (000: none)
+code() {
+	curl -s -o /dev/null --max-time 10 -w '%{http_code}' --cacert "$TMP/tls/server.crt" "$@"
+}
+
+test_serve_web_config_bad() {
+	local d=$TMP/badweb i=0 out rc bad
+	tls_files "$d" || { skip "openssl failed"; return; }
+	local cases=(
+		'tls_server_config: [1, 2'
+		'tls_server_config:\n  cert_file: server.crt\n'
+		'tls_server_config:\n  cert_file: nosuch.crt\n  key_file: server.key\n'
+		'tls_server_config:\n  cert_file: server.crt\n  key_file: server.crt\n'
+		'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth_type: Maybe\n'
+		'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n'
+		'basic_auth_users:\n  prom: plaintext\n'
+		'basic_auth_users:\n  "a:b": $2b$10$qf1QLdmSBZSD8aSScC//U.6TEgalXNLvhmbqvKjIPLPEpXP54dE3u\n'
+		'http_server_config:\n  http2: false\n'
+		'- a list\n'
+	)
+	for bad in "${cases[@]}"; do
+		i=$((i + 1))
+		printf -- "$bad" >"$d/bad$i.yml"
+		out=$("$KDIST" serve --listen 127.0.0.1:$SEC_PORT --measure runq --web-config "$d/bad$i.yml" 2>&1)
+		rc=$?
+		[ $rc = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] && grep -q "bad --web-config $d/bad$i.yml: " <<<"$out" ||
+			{ fail "case $i ($bad): exit $rc: $out"; return; }
+	done
+	out=$("$KDIST" serve --listen 127.0.0.1:$SEC_PORT --measure runq --web-config "$d/nosuch.yml" 2>&1)
+	[ $? = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] || { fail "missing file: $out"; return; }
+	[ "$(bpf_leftovers)" = 0 ] || { fail "programs left after bad web configs"; return; }
+	pass "$i bad web configs and a missing one: exit 2, one line naming the file, nothing loaded"
+}
+
+test_serve_tls() {
+	local url c_none c_wrong c_ok c_plain c_bad c_old c_new up
+	tls_files "$TMP/tls" || { skip "openssl failed"; return; }
+	url=https://127.0.0.1:$SEC_PORT/metrics
+	sec_start -- --measure runq --web-config "$TMP/tls/web.yml" --user nobody || { fail "start"; return; }
+	c_none=$(code "$url")
+	c_wrong=$(code -u prom:wrong "$url")
+	c_ok=$(code -u prom:secret "$url")
+	c_plain=$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' "http://127.0.0.1:$SEC_PORT/metrics")
+	# Prometheus over TLS with basic auth
+	if command -v prometheus >/dev/null; then
+		local pp=$((SEC_PORT + 1))
+		mkdir -p "$TMP/promtls"
+		cat >"$TMP/promtls.yml" <<-EOF
+		global: { scrape_interval: 1s, evaluation_interval: 1s }
+		scrape_configs:
+		  - job_name: kdist
+		    scheme: https
+		    tls_config: { ca_file: $TMP/tls/server.crt }
+		    basic_auth: { username: prom, password: secret }
+		    static_configs: [ { targets: ['127.0.0.1:$SEC_PORT'] } ]
+		EOF
+		prometheus --config.file="$TMP/promtls.yml" --storage.tsdb.path="$TMP/promtls" \
+			--web.listen-address=127.0.0.1:$pp --log.level=warn >"$TMP/promtls.log" 2>&1 &
+		local prom=$!
+		for _ in $(seq 300); do
+			up=$(curl -s --max-time 5 "http://127.0.0.1:$pp/api/v1/query" --data-urlencode 'query=up{job="kdist"} == 1 and on() kdist_runq_seconds_count > 0' |
+				sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p')
+			[ "$up" = 1 ] && break
+			sleep 0.1
+		done
+		kill $prom
+		wait $prom
+	else
+		up=skipped
+	fi
+	# a bad file on SIGHUP changes nothing; a good one takes effect
+	printf 'tls_server_config:\n  cert_file: server.crt\n' >"$TMP/tls/web.yml"
+	kill -HUP $SEC_PID
+	for _ in $(seq 100); do grep -q 'bad --web-config' "$TMP/sec.err" && break; sleep 0.1; done
+	c_bad=$(code -u prom:secret "$url")
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  other: %s\n' \
+		"$TLS_HASH" >"$TMP/tls/web.yml"
+	kill -HUP $SEC_PID
+	for _ in $(seq 100); do [ "$(code -u other:secret "$url")" = 200 ] && break; sleep 0.1; done
+	c_old=$(code -u prom:secret "$url")
+	c_new=$(code -u other:secret "$url")
+	sec_stop || { fail "stop"; return; }
+	[ "$c_none $c_wrong $c_ok $c_plain" = "401 401 200 000" ] ||
+		{ fail "no credentials, wrong password, right one, plain HTTP: $c_none $c_wrong $c_ok $c_plain"; return; }
+	[ "$up" = skipped ] || [ "$up" = 1 ] || { fail "Prometheus: up == 1 never held: $(tail -3 "$TMP/promtls.log")"; return; }
+	[ "$(grep -c 'bad --web-config' "$TMP/sec.err")" = 1 ] && [ "$c_bad" = 200 ] ||
+		{ fail "bad file on SIGHUP: scrape $c_bad, $(cat "$TMP/sec.err")"; return; }
+	[ "$c_old $c_new" = "401 200" ] || { fail "after reload: old user $c_old, new user $c_new"; return; }
+	pass "TLS: 401 without or with a wrong password, 200 with it, plain HTTP refused; Prometheus up ($up); SIGHUP: a bad file changes nothing, a new user takes over"
+}

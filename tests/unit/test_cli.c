@@ -52,6 +52,9 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_CONFIG] = { "--config", "serve.conf" },
 	[O_LISTEN] = { "--listen", "127.0.0.1:9669" },
 	[O_BUCKETS] = { "--buckets", "0.001,0.01" },
+	[O_ALLOW_HOST] = { "--allow-host", "metrics.example.org" },
+	[O_USER] = { "--user", "nobody" },
+	[O_WEB_CONFIG] = { "--web-config", "/etc/kdist/web.yml" },
 	[O_VERBOSE] = { "-v" },
 	[O_HELP] = { "--help" },	/* exits: checked through cli_usage */
 };

@@ -587,12 +587,14 @@ static int serve_run(struct options *o)
 				break;
 		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGHUP && (o->config || !o->web_config))
-				reload(&srv);
-			if (si.ssi_signo == SIGHUP && o->web_config)
-				web_reload(&srv, &user, &chan, &child);
-			else if (si.ssi_signo != SIGCHLD)
+			if (si.ssi_signo == SIGHUP) {
+				if (o->config || !o->web_config)
+					reload(&srv);
+				if (o->web_config)
+					web_reload(&srv, &user, &chan, &child);
+			} else if (si.ssi_signo != SIGCHLD) {
 				stop = true;
+			}
 		}
 		if (chan < 0) {
 			http_serve(&srv.http, pfd + 2, n - 2);

@@ -297,11 +297,12 @@ bool webconfig_auth(struct webconfig *wc, const char *value, size_t len)
 	unsigned char cred[512];
 	struct crypt_data cd;
 	const char *out;
+	const char *hash;
 	char *colon;
-	int n;
-	bool ok = false;
+	int n, user = 0;
+	bool ok;
 
-	if (len < 6 || strncasecmp(value, "Basic ", 6))
+	if (!wc->nusers || len < 6 || strncasecmp(value, "Basic ", 6))
 		return false;
 	value += 6;
 	len -= 6;
@@ -324,14 +325,14 @@ bool webconfig_auth(struct webconfig *wc, const char *value, size_t len)
 	if (!colon || memchr(cred, '\0', n))
 		return false;
 	*colon = '\0';
-	for (int i = 0; i < wc->nusers && !ok; i++) {
-		if (strcmp(wc->users[i].name, (char *)cred))
-			continue;
-		memset(&cd, 0, sizeof(cd));
-		out = crypt_r(colon + 1, wc->users[i].hash, &cd);
-		ok = out && strlen(out) == strlen(wc->users[i].hash) &&
-		     !CRYPTO_memcmp(out, wc->users[i].hash, strlen(out));
-	}
+	while (user < wc->nusers && strcmp(wc->users[user].name, (char *)cred))
+		user++;
+	/* an unknown user costs a bcrypt too: the time tells no names */
+	hash = wc->users[user < wc->nusers ? user : 0].hash;
+	memset(&cd, 0, sizeof(cd));
+	out = crypt_r(colon + 1, hash, &cd);
+	ok = user < wc->nusers && out && strlen(out) == strlen(hash) &&
+	     !CRYPTO_memcmp(out, hash, strlen(out));
 	OPENSSL_cleanse(cred, sizeof(cred));
 	OPENSSL_cleanse(&cd, sizeof(cd));
 	if (ok) {

@@ -2,39 +2,7 @@
 # open, the descriptor limit, Host: names, privileges, TLS and passwords.
 # shellcheck shell=bash
 
-# below the ephemeral range (32768-), where the attacks' own ports fall
-SEC_PORT=$((20000 + ($$ + 7919) % 12000))
-SEC_URL=http://127.0.0.1:$SEC_PORT
-
-# sec_start [PREFIX...] -- ARGS...: PREFIX kdist serve ARGS on SEC_PORT in
-# the background; sets SEC_PID (kdist's own pid), 0 once it serves.
-sec_start() {
-	local pre=()
-	while [ "$1" != -- ]; do pre+=("$1"); shift; done
-	shift
-	"${pre[@]}" "$KDIST" serve --listen 127.0.0.1:$SEC_PORT "$@" 2>"$TMP/sec.err" &
-	SEC_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^Serving' "$TMP/sec.err" 2>/dev/null && return 0
-		kill -0 $SEC_PID 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "kdist serve did not start: $(cat "$TMP/sec.err")"
-	kill $SEC_PID 2>/dev/null
-	wait $SEC_PID 2>/dev/null
-	return 1
-}
-
-# sec_stop: SIGTERM; 0 when kdist exits 0 and nothing stays attached.
-sec_stop() {
-	local rc
-	kill -TERM $SEC_PID
-	wait $SEC_PID
-	rc=$?
-	[ $rc = 0 ] || { echo "kdist serve exited $rc: $(cat "$TMP/sec.err")"; return 1; }
-	no_leftovers || { echo "$(bpf_leftovers) BPF programs left after SIGTERM"; return 1; }
-}
-
+source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"
 # cpu_ticks PID: user + system clock ticks the process has used
 cpu_ticks() {
 	awk '{ print $14 + $15 }' /proc/"$1"/stat
@@ -47,7 +15,7 @@ cpu_ticks() {
 # server still holds 1 s later ("held H").  `idle N SECONDS` opens N
 # connections that send nothing and keeps them SECONDS.
 attack() {
-	python3 - "$SEC_PORT" "$@" <<-'EOF'
+	python3 - "$SERVE_PORT" "$@" <<-'EOF'
 	import http.client, select, socket, sys, threading, time
 	port, mode, src = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 	half = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -118,11 +86,11 @@ attack() {
 
 test_serve_slowloris() {
 	local out held rej
-	sec_start -- --measure runq || { fail "start"; return; }
+	serve_start --measure runq || { fail "start"; return; }
 	out=$(attack flood 127.0.0.1 300 30)
 	held=$(attack hold 127.0.0.2 150)
-	rej=$(curl -s "$SEC_URL/metrics" | awk '$1 == "kdist_http_rejected_total" { print $2 }')
-	sec_stop || { fail "stop"; return; }
+	rej=$(curl -s "$SERVE_URL/metrics" | awk '$1 == "kdist_http_rejected_total" { print $2 }')
+	serve_stop || { fail "stop"; return; }
 	[ "$out" = "200s 30 of 30" ] || { fail "under 300 half-open connections: $out"; return; }
 	[ "$held" = "held 64" ] ||
 		{ fail "one address held ${held#held } connections, expected the limit 64"; return; }
@@ -134,17 +102,18 @@ test_serve_emfile() {
 	local t0 t1 used code
 	# 75 descriptors for runq's BPF objects and the rest: room for ~25
 	# connections, far fewer than the slots
-	sec_start prlimit --nofile=100:100 -- --measure runq || { fail "start"; return; }
+	local SERVE_WRAP=(prlimit --nofile=100:100)
+	serve_start --measure runq || { fail "start"; return; }
 	attack idle x 200 6 &
 	local ap=$!
 	sleep 2
-	t0=$(cpu_ticks $SEC_PID)
+	t0=$(cpu_ticks $SERVE_PID)
 	sleep 3
-	t1=$(cpu_ticks $SEC_PID)
-	code=$(curl -s -o /dev/null --max-time 5 -w '%{http_code}' "$SEC_URL/metrics")
+	t1=$(cpu_ticks $SERVE_PID)
+	code=$(curl -s -o /dev/null --max-time 5 -w '%{http_code}' "$SERVE_URL/metrics")
 	wait $ap
 	used=$((t1 - t0))
-	sec_stop || { fail "stop"; return; }
+	serve_stop || { fail "stop"; return; }
 	# 3 s are 300 ticks; the loop spinning on accept() took all of them
 	[ $used -le 30 ] || { fail "kdist used $used of 300 clock ticks while out of descriptors"; return; }
 	[ "$code" = 200 ] || { fail "a scrape at the descriptor limit got $code"; return; }
@@ -153,14 +122,14 @@ test_serve_emfile() {
 
 test_serve_host() {
 	local c1 c2 c3 c4 c5 c6
-	sec_start -- --measure runq --allow-host metrics.example.org || { fail "start"; return; }
-	c1=$(curl -s -o /dev/null -w '%{http_code}' "$SEC_URL/metrics")
-	c2=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$SEC_PORT/metrics")
-	c3=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: rebound.example.com:$SEC_PORT" "$SEC_URL/metrics")
-	c4=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: metrics.example.org:$SEC_PORT" "$SEC_URL/metrics")
-	c5=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: [::1]:$SEC_PORT" "$SEC_URL/metrics")
-	c6=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: 127.0.0.1.rebound.example.com" "$SEC_URL/metrics")
-	sec_stop || { fail "stop"; return; }
+	serve_start --measure runq --allow-host metrics.example.org || { fail "start"; return; }
+	c1=$(curl -s -o /dev/null -w '%{http_code}' "$SERVE_URL/metrics")
+	c2=$(curl -s -o /dev/null -w '%{http_code}' "http://localhost:$SERVE_PORT/metrics")
+	c3=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: rebound.example.com:$SERVE_PORT" "$SERVE_URL/metrics")
+	c4=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: metrics.example.org:$SERVE_PORT" "$SERVE_URL/metrics")
+	c5=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: [::1]:$SERVE_PORT" "$SERVE_URL/metrics")
+	c6=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: 127.0.0.1.rebound.example.com" "$SERVE_URL/metrics")
+	serve_stop || { fail "stop"; return; }
 	[ "$c1 $c2 $c3 $c4 $c5 $c6" = "200 200 403 200 200 403" ] ||
 		{ fail "IP, localhost, other name, allowed name, [::1], IP-like name: $c1 $c2 $c3 $c4 $c5 $c6"; return; }
 	pass "Host: IP literals, localhost and --allow-host 200, other names 403"
@@ -173,27 +142,27 @@ status_of() {
 
 test_serve_user() {
 	local conf=$TMP/user.conf child st code out rc
-	out=$("$KDIST" serve --listen 127.0.0.1:$SEC_PORT --measure runq --user nosuchuser$$ 2>&1)
+	out=$("$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --measure runq --user nosuchuser$$ 2>&1)
 	rc=$?
 	[ $rc = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] && grep -q "bad --user" <<<"$out" ||
 		{ fail "unknown user: exit $rc: $out"; return; }
-	[ "$(bpf_leftovers)" = 0 ] || { fail "programs left after a bad --user"; return; }
+	no_leftovers || { fail "programs left after a bad --user"; return; }
 	printf 'runq\n' >"$conf"
-	sec_start -- --config "$conf" --user nobody || { fail "start"; return; }
-	child=$(pgrep -P $SEC_PID | head -1)
+	serve_start --config "$conf" --user nobody || { fail "start"; return; }
+	child=$(pgrep -P $SERVE_PID | head -1)
 	st=$(status_of "$child")
-	code=$(curl -s -o "$TMP/u1.txt" -w '%{http_code}' "$SEC_URL/metrics")
+	code=$(curl -s -o "$TMP/u1.txt" -w '%{http_code}' "$SERVE_URL/metrics")
 	printf 'runq\nname=pg: pair raw_syscalls:sys_enter raw_syscalls:sys_exit\n' >"$conf"
-	kill -HUP $SEC_PID
+	kill -HUP $SERVE_PID
 	for _ in $(seq 100); do
-		curl -s "$SEC_URL/metrics" | grep -q '^kdist_pg_seconds_count ' && break
+		curl -s "$SERVE_URL/metrics" | grep -q '^kdist_pg_seconds_count ' && break
 		sleep 0.1
 	done
-	curl -s "$SEC_URL/metrics" >"$TMP/u2.txt"
+	curl -s "$SERVE_URL/metrics" >"$TMP/u2.txt"
 	# the listening socket and no BPF object: the child holds no map
 	local bpf_fds
 	bpf_fds=$(ls -l /proc/"$child"/fd | grep -c 'anon_inode:bpf')
-	sec_stop || { fail "stop"; return; }
+	serve_stop || { fail "stop"; return; }
 	[ "$st" = "Uid: 65534 65534 65534 65534;CapPrm: 0000000000000000;CapEff: 0000000000000000;CapBnd: 0000000000000000;NoNewPrivs: 1;Seccomp: 2;" ] ||
 		{ fail "serving process (pid $child): $st"; return; }
 	[ "$bpf_fds" = 0 ] || { fail "the serving process holds $bpf_fds BPF descriptors"; return; }
@@ -220,11 +189,12 @@ test_serve_unit_caps() {
 	local caps set n
 	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$TOP/contrib/kdist.service")
 	set=$(tr ' ' '\n' <<<"$caps" | sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/+/' | paste -sd,)
-	sec_start setpriv --bounding-set=-all,"$set" -- --measure runq --measure 'name=sc: syscalls' \
+	local SERVE_WRAP=(setpriv --bounding-set=-all,"$set")
+	serve_start --measure runq --measure 'name=sc: syscalls' \
 		--measure "name=fn: func u:$WL/calltree:leaf" --user nobody || { fail "start with $caps"; return; }
 	"$WL/calltree" >/dev/null 2>&1
-	curl -s "$SEC_URL/metrics" >"$TMP/caps.txt"
-	sec_stop || { fail "stop"; return; }
+	curl -s "$SERVE_URL/metrics" >"$TMP/caps.txt"
+	serve_stop || { fail "stop"; return; }
 	n=$(grep -cE '^kdist_(runq|sc|fn)_seconds_count' "$TMP/caps.txt")
 	grep -q '^kdist_runq_seconds_count ' "$TMP/caps.txt" && grep -q '^kdist_sc_seconds_count{' "$TMP/caps.txt" &&
 		grep -q '^kdist_fn_seconds_count{' "$TMP/caps.txt" ||
@@ -266,29 +236,29 @@ test_serve_web_config_bad() {
 	for bad in "${cases[@]}"; do
 		i=$((i + 1))
 		printf -- "$bad" >"$d/bad$i.yml"
-		out=$("$KDIST" serve --listen 127.0.0.1:$SEC_PORT --measure runq --web-config "$d/bad$i.yml" 2>&1)
+		out=$("$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --measure runq --web-config "$d/bad$i.yml" 2>&1)
 		rc=$?
 		[ $rc = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] && grep -q "bad --web-config $d/bad$i.yml: " <<<"$out" ||
 			{ fail "case $i ($bad): exit $rc: $out"; return; }
 	done
-	out=$("$KDIST" serve --listen 127.0.0.1:$SEC_PORT --measure runq --web-config "$d/nosuch.yml" 2>&1)
+	out=$("$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --measure runq --web-config "$d/nosuch.yml" 2>&1)
 	[ $? = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] || { fail "missing file: $out"; return; }
-	[ "$(bpf_leftovers)" = 0 ] || { fail "programs left after bad web configs"; return; }
+	no_leftovers || { fail "programs left after bad web configs"; return; }
 	pass "$i bad web configs and a missing one: exit 2, one line naming the file, nothing loaded"
 }
 
 test_serve_tls() {
 	local url c_none c_wrong c_ok c_plain c_bad c_old c_new up
 	tls_files "$TMP/tls" || { skip "openssl failed"; return; }
-	url=https://127.0.0.1:$SEC_PORT/metrics
-	sec_start -- --measure runq --web-config "$TMP/tls/web.yml" --user nobody || { fail "start"; return; }
+	url=https://127.0.0.1:$SERVE_PORT/metrics
+	serve_start --measure runq --web-config "$TMP/tls/web.yml" --user nobody || { fail "start"; return; }
 	c_none=$(code "$url")
 	c_wrong=$(code -u prom:wrong "$url")
 	c_ok=$(code -u prom:secret "$url")
-	c_plain=$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' "http://127.0.0.1:$SEC_PORT/metrics")
+	c_plain=$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' "http://127.0.0.1:$SERVE_PORT/metrics")
 	# Prometheus over TLS with basic auth
 	if command -v prometheus >/dev/null; then
-		local pp=$((SEC_PORT + 1))
+		local pp=$((SERVE_PORT + 1))
 		mkdir -p "$TMP/promtls"
 		cat >"$TMP/promtls.yml" <<-EOF
 		global: { scrape_interval: 1s, evaluation_interval: 1s }
@@ -297,7 +267,7 @@ test_serve_tls() {
 		    scheme: https
 		    tls_config: { ca_file: $TMP/tls/server.crt }
 		    basic_auth: { username: prom, password: secret }
-		    static_configs: [ { targets: ['127.0.0.1:$SEC_PORT'] } ]
+		    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
 		EOF
 		prometheus --config.file="$TMP/promtls.yml" --storage.tsdb.path="$TMP/promtls" \
 			--web.listen-address=127.0.0.1:$pp --log.level=warn >"$TMP/promtls.log" 2>&1 &
@@ -315,21 +285,21 @@ test_serve_tls() {
 	fi
 	# a bad file on SIGHUP changes nothing; a good one takes effect
 	printf 'tls_server_config:\n  cert_file: server.crt\n' >"$TMP/tls/web.yml"
-	kill -HUP $SEC_PID
-	for _ in $(seq 100); do grep -q 'bad --web-config' "$TMP/sec.err" && break; sleep 0.1; done
+	kill -HUP $SERVE_PID
+	for _ in $(seq 100); do grep -q 'bad --web-config' "$TMP/serve.err" && break; sleep 0.1; done
 	c_bad=$(code -u prom:secret "$url")
 	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  other: %s\n' \
 		"$TLS_HASH" >"$TMP/tls/web.yml"
-	kill -HUP $SEC_PID
+	kill -HUP $SERVE_PID
 	for _ in $(seq 100); do [ "$(code -u other:secret "$url")" = 200 ] && break; sleep 0.1; done
 	c_old=$(code -u prom:secret "$url")
 	c_new=$(code -u other:secret "$url")
-	sec_stop || { fail "stop"; return; }
+	serve_stop || { fail "stop"; return; }
 	[ "$c_none $c_wrong $c_ok $c_plain" = "401 401 200 000" ] ||
 		{ fail "no credentials, wrong password, right one, plain HTTP: $c_none $c_wrong $c_ok $c_plain"; return; }
 	[ "$up" = skipped ] || [ "$up" = 1 ] || { fail "Prometheus: up == 1 never held: $(tail -3 "$TMP/promtls.log")"; return; }
-	[ "$(grep -c 'bad --web-config' "$TMP/sec.err")" = 1 ] && [ "$c_bad" = 200 ] ||
-		{ fail "bad file on SIGHUP: scrape $c_bad, $(cat "$TMP/sec.err")"; return; }
+	[ "$(grep -c 'bad --web-config' "$TMP/serve.err")" = 1 ] && [ "$c_bad" = 200 ] ||
+		{ fail "bad file on SIGHUP: scrape $c_bad, $(cat "$TMP/serve.err")"; return; }
 	[ "$c_old $c_new" = "401 200" ] || { fail "after reload: old user $c_old, new user $c_new"; return; }
 	pass "TLS: 401 without or with a wrong password, 200 with it, plain HTTP refused; Prometheus up ($up); SIGHUP: a bad file changes nothing, a new user takes over"
 }

@@ -11,7 +11,7 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-miss
 	  -I$(BUILD) -Isrc -MMD -MP
 # libbpf, libelf and zlib are linked in, so the binary needs only glibc on
 # the target: no compiler, headers or libbpf package there.
-LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -ljansson -Wl,-Bdynamic -lm
+LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -ljansson -lyaml -lssl -lcrypto -lcrypt -Wl,-Bdynamic -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Isrc -MMD -MP
 
 BPF_SRCS := $(wildcard src/*.bpf.c)

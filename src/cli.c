@@ -115,6 +115,9 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_LISTEN] = { "listen", 0, "ADDR:PORT", "serve HTTP on ADDR:PORT (default 127.0.0.1:9669)" },
 	[O_BUCKETS] = { "buckets", 0, "LIST", "latency histogram bounds in seconds, e.g. 0.001,0.01,0.1 (default: log2)" },
 	[O_RETIRE_AFTER] = { "retire-after", 0, "SECONDS", "forget a label set after SECONDS without events, or once its process is gone (default 600)" },
+	[O_USER] = { "user", 0, "USER", "serve HTTP from a process of USER's without capabilities; loading stays with this one" },
+	[O_WEB_CONFIG] = { "web-config", 0, "FILE", "TLS and basic auth, in the Prometheus exporters' web configuration format; SIGHUP re-reads it", "@file" },
+	[O_ALLOW_HOST] = { "allow-host", 0, "NAMES", "without authentication, also answer requests for these host names (comma-separated)" },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
@@ -513,6 +516,9 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_LISTEN: o->listen = arg; break;
 	case O_BUCKETS: o->buckets = arg; break;
 	case O_RETIRE_AFTER: o->retire_after = d; break;
+	case O_ALLOW_HOST: o->allow_hosts = arg; break;
+	case O_USER: o->user = arg; break;
+	case O_WEB_CONFIG: o->web_config = arg; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
 		/* a configuration line must not end the server that reloads it */

@@ -2,11 +2,16 @@
 /*
  * A small HTTP/1.x server for `kdist serve`: GET of two paths, on
  * non-blocking sockets driven by the caller's poll loop, so that no client
- * can block the loop.  Bounded: at most HTTP_MAX_CONNS connections (more
- * are answered 503 and closed), a request of at most HTTP_MAX_REQUEST
- * bytes (longer: 414 or 431), HTTP_TIMEOUT_MS from accept to the last byte
- * sent, one request per connection.  Bodies are shared and counted, so
- * concurrent scrapes of one rendering hold one copy.
+ * can block the loop.  Bounded: at most HTTP_MAX_CONNS connections, of
+ * them at most HTTP_MAX_PER_CLIENT from one address; a request of at most
+ * HTTP_MAX_REQUEST bytes (longer: 414 or 431) that must be complete
+ * HTTP_HEADER_TIMEOUT_MS after accept; HTTP_TIMEOUT_MS to send the answer;
+ * one request per connection.  When the slots (or the descriptors, or the
+ * client's share) run out, a new connection takes the place of the oldest
+ * one still sending its request, or is answered 503 when every one is
+ * being answered: clients that open connections and send little hold no
+ * slot a scrape needs, as a scrape sends its request at once.  Bodies are
+ * shared and counted, so concurrent scrapes of one rendering hold one copy.
  *
  * Why not libmicrohttpd: Debian's static libmicrohttpd.a calls GnuTLS,
  * which Debian ships only as a shared library, and kdist is one binary
@@ -22,7 +27,13 @@
 
 #define HTTP_MAX_CONNS 128
 #define HTTP_MAX_REQUEST 4096
-#define HTTP_TIMEOUT_MS 5000
+#define HTTP_MAX_PER_CLIENT 64
+#define HTTP_HEADER_TIMEOUT_MS 3000
+#define HTTP_TIMEOUT_MS 10000
+
+/* The exposition formats' Content-Types. */
+#define HTTP_TYPE_PROM "text/plain; version=0.0.4; charset=utf-8"
+#define HTTP_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
 /* A response body shared by the connections sending it. */
 struct http_body {
@@ -46,14 +57,28 @@ struct http_server {
 	struct http_body *(*metrics)(void *ctx, bool openmetrics);
 	const char *index;		/* GET / (text/html) */
 	void *ctx;
+	/* Host: names accepted besides IP literals, localhost and this
+	 * host's name: comma-separated, or NULL.  any_host: no check (the
+	 * requests are authenticated, so a rebound name gains nothing). */
+	const char *allow_hosts;
+	bool any_host;
+	/* --web-config: TLS (web->tls_ctx) and basic auth (web->users), or
+	 * NULL; either one turns the Host: check off */
+	struct webconfig *web;
 	struct http_conn *conns;	/* HTTP_MAX_CONNS, fd -1 when free */
 	int nconns;
-	uint64_t requests, rejected;	/* served; refused or timed out */
+	int spare_fd;			/* given up to accept at EMFILE */
+	uint64_t paused_until;		/* ms: no accept before (out of fds) */
+	uint64_t requests, rejected;	/* served; refused, evicted or timed out */
 };
 
 /* Listen on "ADDR:PORT" (IPv4, or [IPv6]:PORT).  0 or -errno, said. */
 int http_open(struct http_server *h, const char *listen);
 void http_close(struct http_server *h);
+/* Serve a connected socket fd (non-blocking) as if accepted, on a server
+ * h that may have no listening socket (fd -1): for tests and fuzzing.
+ * 0, or -ENOSPC/-ENOMEM (fd not taken). */
+int http_adopt(struct http_server *h, int fd);
 
 /* The descriptors to poll, into p (room for 1 + HTTP_MAX_CONNS), and the
  * poll timeout in ms (-1: none) for the oldest connection's deadline. */

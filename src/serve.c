@@ -13,9 +13,11 @@
 #include "engine.h"
 #include "http.h"
 #include "kdist.h"
+#include "privsep.h"
 #include "prom.h"
 #include "serve.h"
 #include "util.h"
+#include "webconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #ifndef KDIST_VERSION
 #define KDIST_VERSION "unknown"
@@ -77,6 +80,7 @@ struct server {
 	struct prom_buckets log2;
 	struct served *list;
 	struct http_server http;
+	struct webconfig web;		/* --web-config */
 	struct http_body *cache[2];	/* by openmetrics */
 	uint64_t cache_ns[2];
 	double start_unix, render_s;
@@ -626,12 +630,36 @@ static struct http_body *render(void *ctx, bool om)
 		return NULL;
 	}
 	http_body_put(srv->cache[om]);
-	srv->cache[om] = http_body_new(buf, len, om ?
-		"application/openmetrics-text; version=1.0.0; charset=utf-8" :
-		"text/plain; version=0.0.4; charset=utf-8");
+	srv->cache[om] = http_body_new(buf, len, om ? HTTP_TYPE_OPENMETRICS : HTTP_TYPE_PROM);
 	srv->cache_ns[om] = now_ns();
 	srv->render_s = (srv->cache_ns[om] - t0) / 1e9;
 	return http_body_get(srv->cache[om]);
+}
+
+/* SIGHUP with --web-config: a new file takes effect for new connections
+ * (with --user, a new serving process takes over); a bad one changes
+ * nothing after one line. */
+static void web_reload(struct server *srv, const struct privsep_user *u, int *chan, pid_t *child)
+{
+	struct webconfig wc;
+	int old_chan = *chan;
+	pid_t old_child = *child;
+
+	if (webconfig_load(srv->top->web_config, &wc))
+		return;
+	webconfig_free(&srv->web);
+	srv->web = wc;
+	srv->http.web = wc.tls || wc.nusers ? &srv->web : NULL;
+	if (old_chan >= 0) {
+		if (privsep_fork(&srv->http, u, chan, child)) {
+			kd_err("failed to reload %s: the serving process runs on unchanged",
+			       srv->top->web_config);
+			return;
+		}
+		close(old_chan);	/* its cue to go */
+		waitpid(old_child, NULL, 0);
+	}
+	kd_info("reloaded %s", srv->top->web_config);
 }
 
 static const char index_html[] =
@@ -642,9 +670,12 @@ static const char index_html[] =
 static int serve_run(struct options *o)
 {
 	struct server srv = { .top = o };
-	struct pollfd pfd[4 + HTTP_MAX_CONNS];	/* signals, spill, reloader, HTTP */
+	/* signals, spill, reloader, then the serving child's channel or HTTP */
+	struct pollfd pfd[4 + HTTP_MAX_CONNS];
+	struct privsep_user user;
 	bool stop = false;
-	int sfd = -1, err, n = 0;
+	int sfd = -1, chan = -1, err, n = 0;
+	pid_t child = -1;
 
 	srv.http.fd = -1;
 	srv.rl.pipe[0] = srv.rl.pipe[1] = -1;
@@ -654,6 +685,12 @@ static int serve_run(struct options *o)
 	err = prom_buckets_parse(o->buckets ? o->buckets : "log2", &srv.buckets, "--buckets");
 	if (!err)
 		err = specs_load(&srv, &srv.list);
+	if (!err && o->user)
+		err = privsep_user(o->user, &user);
+	if (!err && o->web_config)
+		err = webconfig_load(o->web_config, &srv.web);
+	if (!err && (srv.web.tls || srv.web.nusers))
+		srv.http.web = &srv.web;
 	if (!err)
 		err = kdist_need_root();
 	if (err)
@@ -666,6 +703,7 @@ static int serve_run(struct options *o)
 	srv.http.metrics = render;
 	srv.http.index = index_html;
 	srv.http.ctx = &srv;
+	srv.http.allow_hosts = o->allow_hosts;
 	err = http_open(&srv.http, o->listen ? o->listen : DEFAULT_LISTEN);
 	if (err)
 		goto out;
@@ -675,8 +713,13 @@ static int serve_run(struct options *o)
 	srv.start_unix = unix_now();
 	for (struct served *sv = srv.list; sv; sv = sv->next)
 		n++;
-	fprintf(stderr, "Serving %d measurement%s on http://%s/metrics... Hit Ctrl-C to end.\n", n,
-		n == 1 ? "" : "s", srv.http.addr);
+	fprintf(stderr, "Serving %d measurement%s on http%s://%s/metrics... Hit Ctrl-C to end.\n", n,
+		n == 1 ? "" : "s", srv.web.tls ? "s" : "", srv.http.addr);
+	if (o->user) {
+		err = privsep_fork(&srv.http, &user, &chan, &child);
+		if (err)
+			goto out;
+	}
 	while (!stop) {
 		struct signalfd_siginfo si;
 		int timeout;
@@ -684,7 +727,13 @@ static int serve_run(struct options *o)
 		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = engine_spill_fd(), .events = POLLIN };
 		pfd[2] = (struct pollfd){ .fd = srv.rl.running ? srv.rl.pipe[0] : -1, .events = POLLIN };
-		n = 3 + http_pollfds(&srv.http, pfd + 3, &timeout);
+		if (chan >= 0) {
+			pfd[3] = (struct pollfd){ .fd = chan, .events = POLLIN };
+			n = 4;
+			timeout = -1;
+		} else {
+			n = 3 + http_pollfds(&srv.http, pfd + 3, &timeout);
+		}
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
 			err = -errno;
 			kd_err("failed to poll: %s", strerror(errno));
@@ -698,12 +747,23 @@ static int serve_run(struct options *o)
 		if (pfd[2].revents)
 			reload_done(&srv);
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGHUP)
-				reload(&srv);
-			else if (si.ssi_signo != SIGCHLD)
+			if (si.ssi_signo == SIGHUP) {
+				if (o->config || !o->web_config)
+					reload(&srv);
+				if (o->web_config)
+					web_reload(&srv, &user, &chan, &child);
+			} else if (si.ssi_signo != SIGCHLD) {
 				stop = true;
+			}
 		}
-		http_serve(&srv.http, pfd + 3, n - 3);
+		if (chan < 0) {
+			http_serve(&srv.http, pfd + 3, n - 3);
+		} else if (pfd[3].revents && !stop &&
+			   privsep_answer(chan, &srv.http, render, &srv)) {
+			kd_err("failed to serve: the serving process (pid %d) ended", (int)child);
+			err = -EPIPE;
+			break;
+		}
 	}
 out:
 	if (srv.rl.running) {
@@ -713,7 +773,12 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (srv.rl.pipe[i] >= 0)
 			close(srv.rl.pipe[i]);
+	if (chan >= 0)
+		close(chan);	/* the child's cue to go */
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	http_close(&srv.http);
+	webconfig_free(&srv.web);
 	for (int i = 0; i < 2; i++)
 		http_body_put(srv.cache[i]);
 	list_free(srv.list);
@@ -728,7 +793,7 @@ const struct command cmd_serve = {
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
 	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
-		OPT(RETIRE_AFTER),
+		OPT(RETIRE_AFTER) | OPT(ALLOW_HOST) | OPT(USER) | OPT(WEB_CONFIG),
 	.max_groups = 512,
 	.run = serve_run,
 };

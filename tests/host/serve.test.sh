@@ -2,36 +2,7 @@
 # under abuse, reload, and nothing left attached after it stops.
 # shellcheck shell=bash
 
-# A port of our own per run: other test runs may serve beside us.
-SERVE_PORT=$((20000 + $$ % 20000))
-PROM_PORT=$((SERVE_PORT + 1))
-SERVE_URL=http://127.0.0.1:$SERVE_PORT
-
-# serve_start ARGS...: kdist serve in the background on SERVE_PORT; sets
-# SERVE_PID, 0 once it serves.
-serve_start() {
-	"$KDIST" serve --listen 127.0.0.1:$SERVE_PORT "$@" 2>"$TMP/serve.err" &
-	SERVE_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^Serving' "$TMP/serve.err" 2>/dev/null && return 0
-		kill -0 $SERVE_PID 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "kdist serve did not start: $(cat "$TMP/serve.err")"
-	kill $SERVE_PID 2>/dev/null
-	wait $SERVE_PID 2>/dev/null
-	return 1
-}
-
-# serve_stop: SIGTERM; 0 when kdist exits 0 and nothing stays attached.
-serve_stop() {
-	local rc
-	kill -TERM $SERVE_PID
-	wait $SERVE_PID
-	rc=$?
-	[ $rc = 0 ] || { echo "kdist serve exited $rc: $(cat "$TMP/serve.err")"; return 1; }
-	no_leftovers || { echo "$(bpf_leftovers) BPF programs left after SIGTERM"; return 1; }
-}
+source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"
 
 # metric TEXT_FILE SAMPLE: the value of one sample line (name{labels}), or none
 metric() {
@@ -199,7 +170,7 @@ test_serve_http() {
 	stall = conn()
 	stall.sendall(b"GET /metr")
 	t = time.time()
-	print("during-stall", status(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), round(time.time() - t, 1))
+	print("during-stall", status(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), round(time.time() - t, 1))
 	stall.settimeout(15)
 	t = time.time()
 	try:

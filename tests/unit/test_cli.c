@@ -53,6 +53,9 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_LISTEN] = { "--listen", "127.0.0.1:9669" },
 	[O_BUCKETS] = { "--buckets", "0.001,0.01" },
 	[O_RETIRE_AFTER] = { "--retire-after", "60" },
+	[O_ALLOW_HOST] = { "--allow-host", "metrics.example.org" },
+	[O_USER] = { "--user", "nobody" },
+	[O_WEB_CONFIG] = { "--web-config", "/etc/kdist/web.yml" },
 	[O_VERBOSE] = { "-v" },
 	[O_HELP] = { "--help" },	/* exits: checked through cli_usage */
 };

@@ -1,0 +1,35 @@
+# Shared by the kdist serve tests: a port, starting and stopping.
+# shellcheck shell=bash
+
+# A port of our own per run: other test runs may serve beside us.  Below
+# the ephemeral range (32768-), where the tests' own client ports fall.
+SERVE_PORT=$((20000 + $$ % 12000))
+PROM_PORT=$((SERVE_PORT + 1))
+SERVE_URL=http://127.0.0.1:$SERVE_PORT
+
+# serve_start ARGS...: kdist serve in the background on SERVE_PORT; sets
+# SERVE_PID (kdist's own), 0 once it serves.  SERVE_WRAP=(CMD ARGS...)
+# runs it under CMD (prlimit, setpriv), which must exec it.
+serve_start() {
+	"${SERVE_WRAP[@]}" "$KDIST" serve --listen 127.0.0.1:$SERVE_PORT "$@" 2>"$TMP/serve.err" &
+	SERVE_PID=$!
+	for _ in $(seq 200); do
+		grep -q '^Serving' "$TMP/serve.err" 2>/dev/null && return 0
+		kill -0 $SERVE_PID 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "kdist serve did not start: $(cat "$TMP/serve.err")"
+	kill $SERVE_PID 2>/dev/null
+	wait $SERVE_PID 2>/dev/null
+	return 1
+}
+
+# serve_stop: SIGTERM; 0 when kdist exits 0 and nothing stays attached.
+serve_stop() {
+	local rc
+	kill -TERM $SERVE_PID
+	wait $SERVE_PID
+	rc=$?
+	[ $rc = 0 ] || { echo "kdist serve exited $rc: $(cat "$TMP/serve.err")"; return 1; }
+	no_leftovers || { echo "$(bpf_leftovers) BPF programs left after SIGTERM"; return 1; }
+}

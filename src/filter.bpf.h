@@ -7,6 +7,17 @@
 #include <bpf/bpf_core_read.h>
 #include "filter.h"
 
+/* The ids of the cgroups --cgroup selects, kept by user space as cgroups
+ * come and go (container.c).  Looked up only when the filter is on: the
+ * rodata flag removes the lookup from every other program. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, CGROUP_SET_FLAGS);
+	__uint(max_entries, CGROUP_SET_MAX);
+	__type(key, __u64);
+	__type(value, __u8);
+} cgroup_set SEC(".maps");
+
 /* True when task t (NULL: the current task) is not traced.  cur, when not
  * NULL, is the current task as a BTF pointer (bpf_get_current_task_btf),
  * read with plain loads instead of a helper call per field. */
@@ -27,9 +38,13 @@ static __always_inline bool task_filtered_out_cur(const volatile struct task_fil
 		if (f->tid && (__u32)id != f->tid)
 			return true;
 	}
-	if (f->cgroup && (t ? BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) :
-			  bpf_get_current_cgroup_id()) != f->cgroup)
-		return true;
+	if (f->cgroup || f->cgroup_set) {
+		id = t ? BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) : bpf_get_current_cgroup_id();
+		if (f->cgroup && id != f->cgroup)
+			return true;
+		if (f->cgroup_set && !bpf_map_lookup_elem(&cgroup_set, &id))
+			return true;
+	}
 	if (f->comm_on) {
 		char comm[TASK_COMM_LEN_];
 

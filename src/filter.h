@@ -7,10 +7,16 @@
 
 #define TASK_COMM_LEN_ 16
 
+/* The live cgroup set of --cgroup (container.c): a hash of cgroup ids that
+ * user space keeps, one map shared by the objects of a session. */
+#define CGROUP_SET_MAX 65536
+#define CGROUP_SET_FLAGS 1	/* BPF_F_NO_PREALLOC: memory for the ids there only */
+
 struct task_filter {
 	unsigned int tgid;
 	unsigned int tid;
 	unsigned long long cgroup;
+	unsigned char cgroup_set;	/* the task's cgroup is in the map cgroup_set */
 	unsigned char comm_on;
 	char comm[TASK_COMM_LEN_];
 };
@@ -18,7 +24,13 @@ struct task_filter {
 #ifndef __BPF__
 struct options;
 
+struct bpf_object;
+
 void task_filter_set(struct task_filter *f, const struct options *o);
+/* Before an object is loaded (engine_load): its cgroup_set map becomes the
+ * set of the options last given to task_filter_set(), when they have one
+ * (a session's objects are configured, then loaded).  0 or -errno. */
+int task_filter_load(struct bpf_object *obj);
 #endif
 
 #endif

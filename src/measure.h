@@ -53,6 +53,10 @@ enum m_fmt {
 	FMT_RW,		/* rwbs text or a write flag: read, write, discard... */
 	FMT_IRQ,	/* IRQ number: "N:handler" from /proc/interrupts */
 	FMT_SOFTIRQ,	/* softirq vector: its name */
+	FMT_CONTAINER,	/* cgroup id: its container, pod, namespace or unit */
+	FMT_POD,	/* (container.h), a text: cgroups alike are one group */
+	FMT_NAMESPACE,
+	FMT_UNIT,
 	NR_FMTS,
 };
 

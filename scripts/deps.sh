@@ -3,7 +3,7 @@
 set -e
 pkgs="make gcc clang llvm libclang-rt-14-dev libbpf-dev libelf-dev zlib1g-dev libjansson-dev bpftool bpftrace
       libbpf-tools qemu-system-x86 busybox-static libxml2-utils python3 chromium
-      groff-base man-db strace prometheus"
+      groff-base man-db strace prometheus podman runc"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

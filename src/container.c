@@ -575,6 +575,11 @@ int cgroup_set_fd(const struct cgroup_set *s)
 	return s->fd;
 }
 
+bool cgroup_set_inherits(const struct cgroup_set *s)
+{
+	return !s->npred;
+}
+
 /* One --cgroup entry, as a path relative to the mount: absolute paths
  * under the mount lose it, others are taken from the mount's root. */
 static char *pattern_of(const char *given, size_t len)
@@ -703,7 +708,6 @@ bad:
 
 int cgroup_set_new(const char *spec, const char **cond, struct cgroup_set **out)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = CGROUP_SET_FLAGS);
 	struct cgroup_set *s = calloc(1, sizeof(*s));
 	int err;
 
@@ -722,7 +726,7 @@ int cgroup_set_new(const char *spec, const char **cond, struct cgroup_set **out)
 	if (err)
 		goto out;
 	s->fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgroup_set", sizeof(uint64_t), 1,
-			       CGROUP_SET_MAX, &mo);
+			       CGROUP_SET_MAX, NULL);
 	if (s->fd < 0) {
 		err = -errno;
 		kd_err("failed to create the cgroup set map: %s", strerror(errno));

@@ -274,6 +274,9 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 			return err;
 		}
 	}
+	err = task_filter_attach(e);
+	if (err)
+		return err;
 	stats_get(e);
 	engine_reset(e);
 	return 0;

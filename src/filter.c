@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "filter.h"
 #include "container.h"
+#include "engine.h"
 #include "kdist.h"
+#include "util.h"
 
 #include <string.h>
 #include <bpf/libbpf.h>
@@ -22,8 +24,26 @@ void task_filter_set(struct task_filter *f, const struct options *o)
 int task_filter_load(struct bpf_object *obj)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, "cgroup_set");
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, "cgroup_set_mkdir");
 
-	if (!map || !pending)
+	if (prog)
+		bpf_program__set_autoload(prog, pending && cgroup_set_inherits(pending));
+	if (!map)
 		return 0;
+	if (!pending)
+		return bpf_map__set_max_entries(map, 1);
 	return bpf_map__reuse_fd(map, cgroup_set_fd(pending));
+}
+
+int task_filter_attach(struct engine *e)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(e->obj, "cgroup_set_mkdir");
+	int err;
+
+	if (!prog || bpf_program__fd(prog) < 0)
+		return 0;
+	err = engine_link(e, bpf_program__attach(prog));
+	if (err)
+		kd_err("failed to attach tp_btf/cgroup_mkdir: %s", strerror(-err));
+	return err;
 }

@@ -9,8 +9,7 @@
 
 /* The live cgroup set of --cgroup (container.c): a hash of cgroup ids that
  * user space keeps, one map shared by the objects of a session. */
-#define CGROUP_SET_MAX 65536
-#define CGROUP_SET_FLAGS 1	/* BPF_F_NO_PREALLOC: memory for the ids there only */
+#define CGROUP_SET_MAX 16384
 
 struct task_filter {
 	unsigned int tgid;
@@ -25,12 +24,17 @@ struct task_filter {
 struct options;
 
 struct bpf_object;
+struct engine;
 
 void task_filter_set(struct task_filter *f, const struct options *o);
 /* Before an object is loaded (engine_load): its cgroup_set map becomes the
  * set of the options last given to task_filter_set(), when they have one
- * (a session's objects are configured, then loaded).  0 or -errno. */
+ * (a session's objects are configured, then loaded), else a map of one
+ * entry.  0 or -errno. */
 int task_filter_load(struct bpf_object *obj);
+/* After: the program that adds new cgroups below members of the set, when
+ * loaded.  0 or -errno, said. */
+int task_filter_attach(struct engine *e);
 #endif
 
 #endif

@@ -4,13 +4,13 @@
 #include "filter.h"
 #include "measure.h"
 #include "util.h"
-#include "workload.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,18 +286,39 @@ static struct cg_entry *cache_put(uint64_t id, const char *path)
 	return e;
 }
 
+/* The cgroup v2 mount that shows the whole hierarchy: its root is the
+ * root cgroup (id 1).  In a container, the runtime's own mount shows only
+ * the container's cgroup namespace; a host's /sys/fs/cgroup mounted
+ * beside it (the DaemonSet of docs/serve.md) shows all. */
 static int find_mount(void)
 {
-	int err;
+	FILE *f;
+	struct mntent *e;
+	struct stat st;
+	int err = 0;
 
 	if (mnt_fd >= 0)
 		return 0;
-	err = cgroup2_mount(mnt, sizeof(mnt));
-	if (err) {
-		kd_err("failed to find the cgroup v2 mount: %s",
-		       err == -ENOENT ? "none in /proc/self/mounts" : strerror(-err));
-		return err;
+	f = setmntent("/proc/self/mounts", "r");
+	if (!f)
+		return -errno;
+	mnt[0] = '\0';
+	while ((e = getmntent(f))) {
+		if (strcmp(e->mnt_type, "cgroup2") || strlen(e->mnt_dir) >= sizeof(mnt))
+			continue;
+		if (!mnt[0] || (!stat(e->mnt_dir, &st) && st.st_ino == 1))
+			snprintf(mnt, sizeof(mnt), "%s", e->mnt_dir);
+		if (!stat(e->mnt_dir, &st) && st.st_ino == 1)
+			break;
 	}
+	endmntent(f);
+	if (!mnt[0]) {
+		kd_err("failed to find the cgroup v2 mount: none in /proc/self/mounts");
+		return -ENOENT;
+	}
+	if (stat(mnt, &st) || st.st_ino != 1)
+		kd_info("%s shows part of the cgroup v2 hierarchy (a cgroup namespace): "
+			"cgroups outside it have no name", mnt);
 	mnt_fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mnt_fd < 0) {
 		err = -errno;
@@ -624,8 +645,15 @@ static int set_patterns(struct cgroup_set *s, const char *spec)
 			continue;	/* a glob may match cgroups made later */
 		snprintf(full, sizeof(full), "%s%s", mnt, p);
 		if (stat(full, &st)) {
-			kd_err("bad --cgroup '%.*s': %s", (int)len, c, strerror(errno));
-			return -ENOENT;
+			int err = errno;
+
+			/* a directory elsewhere (/etc, a cgroup v1 hierarchy) */
+			snprintf(full, sizeof(full), "%.*s", (int)len, c);
+			if (c[0] == '/' && !stat(full, &st))
+				err = ENOTDIR;
+			kd_err("bad --cgroup '%.*s': %s", (int)len, c,
+			       err == ENOTDIR ? "not a cgroup v2 directory" : strerror(err));
+			return -err;
 		}
 		if (!S_ISDIR(st.st_mode)) {
 			kd_err("bad --cgroup '%.*s': not a cgroup v2 directory", (int)len, c);

@@ -101,7 +101,7 @@ test_container_labels_of_runtime_trees() {
 	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid \
 		--by container,pod,namespace,unit --cgroup "$CT_REL" -o json -v >"$out" 2>"$err" &
 	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
 	ct_trees
 	kill -INT $pid
 	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
@@ -134,7 +134,7 @@ test_container_one_group_per_container() {
 	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid \
 		--by container --cgroup "$CT_REL" -o json >"$out" 2>"$err" &
 	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
 	ct_run "system.slice/docker-$CT_ID1.scope" 1001
 	ct_run "system.slice/docker-$CT_ID1.scope/init.scope" 1009
 	ct_run "docker/$CT_ID2" 1002
@@ -157,7 +157,7 @@ test_container_if_terms() {
 		--if "namespace == 'kdtest' && pod == 'web-*' && container != '$CT_ID4'" \
 		-o json >"$out" 2>"$err" &
 	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
 	ct_trees
 	kill -INT $pid
 	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
@@ -177,7 +177,7 @@ test_container_serve_labels() {
 syscalls:sys_exit_getppid --by container,pod,namespace --cgroup $CT_REL" 2>"$err" &
 	pid=$!
 	for _ in $(seq 200); do grep -q '^Serving' "$err" && break; sleep 0.1; done
-	grep -q '^Serving' "$err" || { fail "serve did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	grep -q '^Serving' "$err" || { fail "serve did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
 	ct_run "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${CT_UID1//-/_}.slice/cri-containerd-$CT_ID3.scope" 1003
 	curl -s --max-time 5 "http://127.0.0.1:$port/metrics" >"$TMP/cts.txt"
 	kill -TERM $pid
@@ -200,7 +200,7 @@ test_container_podman_run() {
 	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid \
 		--by container,comm -o json >"$out" 2>"$err" &
 	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; return; }
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; return; }
 	# runc (crun refuses the hybrid cgroup layout), cgroupfs, rlimits the
 	# sandbox allows; --rm: the cgroup is gone before kdist reads
 	podman --runtime runc run --rm --cidfile "$TMP/cid" --cgroup-manager=cgroupfs \
@@ -229,7 +229,7 @@ test_cgroup_live_set() {
 	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --by cgroup \
 		--cgroup "$CT_REL/pods,$CT_REL/live/c*" -o json -v >"$out" 2>"$err" &
 	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
 	# below a member: no wait
 	ct_run pods/p1 1101
 	ct_run pods/p2/inner 1102
@@ -290,7 +290,7 @@ test_cgroup_live_set_in_kernel() {
 	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --by cgroup \
 		--cgroup "$CT_REL/pods,$CT_REL/live/c*" -o json >"$out" 2>"$err" &
 	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
 	kill -STOP $pid
 	ct_run pods/p1 1201
 	ct_run pods/p2/inner 1202

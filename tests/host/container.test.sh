@@ -73,6 +73,26 @@ ct_count() {
 	ct_groups "$1" | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
 }
 
+# ct_measure NAME RUN ARGS...: kdist pairs getppid calls with ARGS (JSON to
+# $TMP/NAME.json, stderr to $TMP/NAME.err) while the function RUN runs,
+# given kdist's pid; 1 after failing the test when kdist fails.
+ct_measure() {
+	local name=$1 run=$2 pid
+	shift 2
+	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid "$@" -o json \
+		>"$TMP/$name.json" 2>"$TMP/$name.err" &
+	pid=$!
+	if ! wait_tracing "$TMP/$name.err"; then
+		fail "kdist did not start: $(cat "$TMP/$name.err")"
+		kill $pid 2>/dev/null
+		ct_cleanup
+		return 1
+	fi
+	"$run" $pid
+	kill -INT $pid
+	wait $pid || { fail "kdist exited $?: $(cat "$TMP/$name.err")"; ct_cleanup; return 1; }
+}
+
 ct_trees() {
 	# docker, systemd driver; a second cgroup of the same container below
 	# its scope (its own init.scope): one container, one group
@@ -95,16 +115,10 @@ ct_trees() {
 }
 
 test_container_labels_of_runtime_trees() {
-	local out=$TMP/ct.json err=$TMP/ct.err pid want got msg="" k
+	local out=$TMP/ct.json want got msg="" k
 	ct_root || { skip "no cgroup v2 mounted"; return; }
 	ct_pod_dir kdtest web-0 "$CT_UID1"
-	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid \
-		--by container,pod,namespace,unit --cgroup "$CT_REL" -o json -v >"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
-	ct_trees
-	kill -INT $pid
-	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+	ct_measure ct ct_trees --by container,pod,namespace,unit --cgroup "$CT_REL" -v || return
 	ct_cleanup
 	declare -A want=(
 		["$CT_ID1|-|-|docker-$CT_ID1.scope"]=1001
@@ -123,23 +137,21 @@ test_container_labels_of_runtime_trees() {
 	done
 	[ "$(ct_groups "$out" | wc -l)" = ${#want[@]} ] ||
 		msg+="groups: $(ct_groups "$out" | tr '\n' ';') "
-	grep -q 'cgroup names: .* lookups, .* misses' "$err" || msg+="no cache line with -v; "
+	grep -q 'cgroup names: .* lookups, .* misses' "$TMP/ct.err" || msg+="no cache line with -v; "
 	[ -z "$msg" ] || { fail "$msg"; return; }
 	pass "9 cgroups of 7 layouts, each group's labels and exact count"
 }
 
-test_container_one_group_per_container() {
-	local out=$TMP/ct1.json err=$TMP/ct1.err pid got
-	ct_root || { skip "no cgroup v2 mounted"; return; }
-	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid \
-		--by container --cgroup "$CT_REL" -o json >"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
+ct_one_container() {
 	ct_run "system.slice/docker-$CT_ID1.scope" 1001
 	ct_run "system.slice/docker-$CT_ID1.scope/init.scope" 1009
 	ct_run "docker/$CT_ID2" 1002
-	kill -INT $pid
-	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+}
+
+test_container_one_group_per_container() {
+	local out=$TMP/ct1.json got
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	ct_measure ct1 ct_one_container --by container --cgroup "$CT_REL" || return
 	ct_cleanup
 	got=$(ct_count "$out" "$CT_ID1")
 	exact "$got" 2010 "$out" || { fail "container $CT_ID1: $got, expected 1001 + 1009 in one group"; return; }
@@ -149,18 +161,12 @@ test_container_one_group_per_container() {
 }
 
 test_container_if_terms() {
-	local out=$TMP/cti.json err=$TMP/cti.err pid got msg=""
+	local out=$TMP/cti.json got msg=""
 	ct_root || { skip "no cgroup v2 mounted"; return; }
 	ct_pod_dir kdtest web-0 "$CT_UID1"
 	# no --cgroup: the terms alone select the cgroups, anywhere
-	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --by container,pod \
-		--if "namespace == 'kdtest' && pod == 'web-*' && container != '$CT_ID4'" \
-		-o json >"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
-	ct_trees
-	kill -INT $pid
-	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+	ct_measure cti ct_trees --by container,pod \
+		--if "namespace == 'kdtest' && pod == 'web-*' && container != '$CT_ID4'" || return
 	ct_cleanup
 	got=$(ct_count "$out" "$CT_ID3|web-0")
 	exact "$got" 1003 "$out" || msg+="web-0: $got, expected 1003; "
@@ -189,26 +195,25 @@ syscalls:sys_exit_getppid --by container,pod,namespace --cgroup $CT_REL" 2>"$err
 	pass "serve: container, pod and namespace labels, count 1003"
 }
 
-test_container_podman_run() {
-	local out=$TMP/ctp.json err=$TMP/ctp.err pid id got img=localhost/kdist-getppid:test
-	command -v podman >/dev/null && command -v runc >/dev/null ||
-		{ skip "no podman or runc (scripts/deps.sh installs them)"; return; }
-	mkdir -p "$TMP/img" && cp "$WL/getppid_static" "$TMP/img/getppid" &&
-		tar -C "$TMP/img" -cf "$TMP/img.tar" getppid &&
-		podman import "$TMP/img.tar" $img >/dev/null 2>"$err" ||
-		{ fail "podman import: $(cat "$err")"; return; }
-	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid \
-		--by container,comm -o json >"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; return; }
+ct_podman() {
 	# runc (crun refuses the hybrid cgroup layout), cgroupfs, rlimits the
 	# sandbox allows; --rm: the cgroup is gone before kdist reads
 	podman --runtime runc run --rm --cidfile "$TMP/cid" --cgroup-manager=cgroupfs \
 		--ulimit nofile=1024:1024 --ulimit nproc=1000:1000 --network none \
-		$img /getppid 20000 >/dev/null 2>"$TMP/podman.err"
-	local rc=$?
-	kill -INT $pid
-	wait $pid
+		localhost/kdist-getppid:test /getppid 20000 >/dev/null 2>"$TMP/podman.err"
+	CT_PODMAN_RC=$?
+}
+
+test_container_podman_run() {
+	local out=$TMP/ctp.json id got img=localhost/kdist-getppid:test
+	command -v podman >/dev/null && command -v runc >/dev/null ||
+		{ skip "no podman or runc (scripts/deps.sh installs them)"; return; }
+	mkdir -p "$TMP/img" && cp "$WL/getppid_static" "$TMP/img/getppid" &&
+		tar -C "$TMP/img" -cf "$TMP/img.tar" getppid &&
+		podman import "$TMP/img.tar" $img >/dev/null 2>"$TMP/import.err" ||
+		{ fail "podman import: $(cat "$TMP/import.err")"; return; }
+	ct_measure ctp ct_podman --by container,comm || { podman rmi $img >/dev/null 2>&1; return; }
+	local rc=$CT_PODMAN_RC
 	podman rmi $img >/dev/null 2>&1
 	[ $rc = 0 ] || { skip "podman run failed here ($rc): $(tail -1 "$TMP/podman.err")"; return; }
 	id=$(cat "$TMP/cid")
@@ -222,21 +227,15 @@ test_container_podman_run() {
 # mkdir: a workload moved in at once is counted from its first call.  A
 # cgroup a glob matches anew is added by kdist's watcher, which says so
 # with -v: the workload moves in after that line.
-test_cgroup_live_set() {
-	local out=$TMP/ctl.json err=$TMP/ctl.err pid msg="" got id k
-	ct_root || { skip "no cgroup v2 mounted"; return; }
-	mkdir -p "$CT_ROOT/pods" "$CT_ROOT/live" "$CT_ROOT/other"
-	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --by cgroup \
-		--cgroup "$CT_REL/pods,$CT_REL/live/c*" -o json -v >"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
+ct_live() {
+	local k
 	# below a member: no wait
 	ct_run pods/p1 1101
 	ct_run pods/p2/inner 1102
 	# matched by the glob, made now: after the watcher's line
 	for k in c1 c2; do
 		mkdir "$CT_ROOT/live/$k"
-		for _ in $(seq 100); do grep -q "cgroup set: + $CT_REL/live/$k " "$err" && break; sleep 0.05; done
+		for _ in $(seq 100); do grep -q "cgroup set: + $CT_REL/live/$k " "$TMP/ctl.err" && break; sleep 0.05; done
 	done
 	ct_run live/c1 1103
 	ct_run live/c2 1104
@@ -244,8 +243,13 @@ test_cgroup_live_set() {
 	# neither
 	ct_run live/x1 1106
 	ct_run other 1107
-	kill -INT $pid
-	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+}
+
+test_cgroup_live_set() {
+	local out=$TMP/ctl.json msg="" got id k
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	mkdir -p "$CT_ROOT/pods" "$CT_ROOT/live" "$CT_ROOT/other"
+	ct_measure ctl ct_live --by cgroup --cgroup "$CT_REL/pods,$CT_REL/live/c*" -v || return
 	declare -A want=([pods/p1]=1101 [pods/p2/inner]=1102 [live/c1]=1103 [live/c2]=1104
 			 [live/c2/deeper]=1105)
 	for k in "${!want[@]}"; do
@@ -283,21 +287,19 @@ test_cgroup_bad_input() {
 # below a member and workloads run in them: the kernel added them at mkdir,
 # so every call is counted; one a glob matches anew waits for the watcher
 # and is not (the window docs/pair.md states).
-test_cgroup_live_set_in_kernel() {
-	local out=$TMP/ctk.json err=$TMP/ctk.err pid msg="" got
-	ct_root || { skip "no cgroup v2 mounted"; return; }
-	mkdir -p "$CT_ROOT/pods" "$CT_ROOT/live"
-	"$KDIST" pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --by cgroup \
-		--cgroup "$CT_REL/pods,$CT_REL/live/c*" -o json >"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
-	kill -STOP $pid
+ct_stopped() {
+	kill -STOP $1
 	ct_run pods/p1 1201
 	ct_run pods/p2/inner 1202
 	ct_run live/c1 1203
-	kill -CONT $pid
-	kill -INT $pid
-	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+	kill -CONT $1
+}
+
+test_cgroup_live_set_in_kernel() {
+	local out=$TMP/ctk.json msg="" got
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	mkdir -p "$CT_ROOT/pods" "$CT_ROOT/live"
+	ct_measure ctk ct_stopped --by cgroup --cgroup "$CT_REL/pods,$CT_REL/live/c*" || return
 	got=$(ct_count "$out" "$(stat -c %i "$CT_ROOT/pods/p1")")
 	exact "$got" 1201 "$out" || msg+="pods/p1: $got, expected 1201; "
 	got=$(ct_count "$out" "$(stat -c %i "$CT_ROOT/pods/p2/inner")")

@@ -213,6 +213,7 @@ struct cgroup_set {
 		char text[256];
 	} pred[8];
 	bool full_said;
+	char *cond;		/* --if without the terms taken */
 	struct cgroup_set *next;
 };
 
@@ -723,7 +724,9 @@ static int set_predicates(struct cgroup_set *s, const char **cond)
 		return 0;
 	}
 	*cond = olen ? out : NULL;
-	if (!olen)
+	if (olen)
+		s->cond = out;
+	else
 		free(out);
 	return 0;
 bad:
@@ -771,9 +774,27 @@ int cgroup_set_new(const char *spec, const char **cond, struct cgroup_set **out)
 	*out = s;
 	return 0;
 out:
+	cgroup_set_free(s);
+	return err;
+}
+
+void cgroup_set_free(struct cgroup_set *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&lock);
+	for (struct cgroup_set **p = &sets; *p; p = &(*p)->next) {
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	if (s->fd >= 0)
+		close(s->fd);
 	for (int i = 0; i < s->npat; i++)
 		free(s->pat[i]);
 	free(s->pat);
+	free(s->cond);
 	free(s);
-	return err;
 }

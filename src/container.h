@@ -68,6 +68,8 @@ struct cgroup_set;
  * when neither selects anything.  0 or -errno, said. */
 int cgroup_set_new(const char *spec, const char **cond, struct cgroup_set **out);
 int cgroup_set_fd(const struct cgroup_set *s);
+/* The set and its map go (the objects that reuse the map keep it). */
+void cgroup_set_free(struct cgroup_set *s);
 /* Whether every cgroup made below a member belongs to the set too (no --if
  * terms judge each one): then the kernel adds them at mkdir. */
 bool cgroup_set_inherits(const struct cgroup_set *s);

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "http.h"
+#include "container.h"
 #include "kdist.h"
 #include "prom.h"
 #include "util.h"
@@ -69,6 +70,7 @@ static void served_free(struct served *sv)
 		return;
 	if (sv->s.cmd)
 		session_stop(&sv->s);
+	cgroup_set_free(sv->o.cgset);
 	free(sv->o.args);
 	free(sv->argv);
 	free(sv->words);

@@ -310,3 +310,34 @@ test_cgroup_live_set_in_kernel() {
 	[ -z "$msg" ] || { fail "$msg"; return; }
 	pass "kdist stopped: 1201 and 1202 calls below a member counted (added at mkdir), a new glob match not"
 }
+
+# serve with --cgroup, reloaded 5 times with a new measurement each time:
+# the removed measurements' cgroup sets (a map each) go with them.
+test_cgroup_set_serve_reload() {
+	local port=$((24000 + $$ % 20000)) conf=$TMP/ctr.conf err=$TMP/ctr.err pid n i
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	echo "name=r0: pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --cgroup $CT_REL" >"$conf"
+	"$KDIST" serve --listen 127.0.0.1:$port --config "$conf" -v 2>"$err" &
+	pid=$!
+	for _ in $(seq 200); do grep -q '^Serving' "$err" && break; sleep 0.1; done
+	for i in 1 2 3 4 5; do
+		echo "name=r$i: pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --cgroup $CT_REL" >"$conf"
+		kill -HUP $pid
+		for _ in $(seq 100); do grep -q "measurement 'r$i' attached" "$err" && break; sleep 0.1; done
+	done
+	n=$(bpftool map list -j | python3 -c '
+import json, os, sys
+ids = {m["id"] for m in json.load(sys.stdin) if m.get("name") == "cgroup_set"}
+held = set()
+for f in os.listdir("/proc/%s/fdinfo" % sys.argv[1]):
+    for l in open("/proc/%s/fdinfo/%s" % (sys.argv[1], f)):
+        if l.startswith("map_id:"):
+            held.add(int(l.split()[1]))
+print(len(ids & held))' $pid)
+	kill -TERM $pid
+	wait $pid
+	ct_cleanup
+	grep -q "measurement 'r5' attached" "$err" || { fail "reload: $(cat "$err")"; return; }
+	[ "$n" = 1 ] || { fail "$n cgroup set maps held after 5 reloads, expected 1"; return; }
+	pass "5 reloads: 1 cgroup set map held"
+}

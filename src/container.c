@@ -219,7 +219,7 @@ struct cgroup_set {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cg_entry *cache[CACHE_BUCKETS];
-static struct cgroup_stats stats;
+static struct m_names stats = { .on = true };
 static struct cgroup_set *sets;
 static char mnt[256];
 static int mnt_fd = -1, ino_fd = -1;
@@ -386,7 +386,7 @@ const char *cgroup_label(uint64_t id, enum cg_field f)
 	return label;
 }
 
-void cgroup_stats(struct cgroup_stats *st)
+void cgroup_stats(struct m_names *st)
 {
 	pthread_mutex_lock(&lock);
 	*st = stats;
@@ -553,7 +553,7 @@ static void *watch_loop(void *arg)
 
 static void stats_say(void)
 {
-	struct cgroup_stats st;
+	struct m_names st;
 
 	cgroup_stats(&st);
 	kd_info("cgroup names: %llu lookups, %llu misses (%llu unknown), %llu cached, %llu evicted",

@@ -74,10 +74,8 @@ void cgroup_set_free(struct cgroup_set *s);
  * terms judge each one): then the kernel adds them at mkdir. */
 bool cgroup_set_inherits(const struct cgroup_set *s);
 
-/* Name cache counters, for -v. */
-struct cgroup_stats {
-	uint64_t lookups, misses, unknown, evicted, cached;
-};
-void cgroup_stats(struct cgroup_stats *st);
+/* The name cache's counters (JSON, -v). */
+struct m_names;
+void cgroup_stats(struct m_names *st);
 
 #endif

@@ -164,6 +164,13 @@ struct m_cost {
 	uint64_t map_bytes;
 };
 
+/* The names of cgroup ids (container.h) a measurement keyed by: the name
+ * cache's counters in this process when it was read. */
+struct m_names {
+	bool on;
+	uint64_t lookups, misses, unknown, evicted, cached;
+};
+
 struct measurement {
 	const char *command;
 	enum m_kind kind;
@@ -187,6 +194,7 @@ struct measurement {
 	int funcs_attached, funcs_skipped;
 	double attach_ms;
 	struct m_cost cost;
+	struct m_names cgroup_names;
 	/* set by main */
 	double duration_s;	/* time this measurement covers */
 	int interval;		/* 1-based with -i, 0 for a whole run */

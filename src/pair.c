@@ -978,6 +978,9 @@ int pair_read(struct session *s, struct measurement *m)
 	 * the last ones): whole-run figures, like p->acc */
 	while (!err && (sp = engine_spilled_next(&p->eng, sp, &k, sizeof(k))))
 		err = add_group(p, m, &k, sp->h);
+	for (int i = 0; i < p->nby; i++)
+		if (p->by[i].fmt >= FMT_CONTAINER && p->by[i].fmt <= FMT_UNIT)
+			cgroup_stats(&m->cgroup_names);
 	return err;
 }
 

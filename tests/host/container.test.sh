@@ -138,6 +138,9 @@ test_container_labels_of_runtime_trees() {
 	[ "$(ct_groups "$out" | wc -l)" = ${#want[@]} ] ||
 		msg+="groups: $(ct_groups "$out" | tr '\n' ';') "
 	grep -q 'cgroup names: .* lookups, .* misses' "$TMP/ct.err" || msg+="no cache line with -v; "
+	# 9 groups named 4 ways, every cgroup seen by the watcher: no misses
+	[ "$(json "$out" "[d['cgroup_names'][k] >= v for k, v in (('lookups', 36), ('misses', 0), ('cached', 13))] + [d['cgroup_names']['misses']]")" = "[True, True, True, 0]" ] ||
+		msg+="cgroup_names: $(json "$out" "d.get('cgroup_names')"); "
 	[ -z "$msg" ] || { fail "$msg"; return; }
 	pass "9 cgroups of 7 layouts, each group's labels and exact count"
 }

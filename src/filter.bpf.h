@@ -56,9 +56,9 @@ static __always_inline bool task_filtered_out_cur(const volatile struct task_fil
 		if (f->tid && (__u32)id != f->tid)
 			return true;
 	}
-	if (f->cgroup || f->cgroup_set) {
+	if (f->cgroup) {
 		id = t ? BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id) : bpf_get_current_cgroup_id();
-		if (f->cgroup && id != f->cgroup)
+		if (f->cgroup != CGROUP_ANY && id != f->cgroup)
 			return true;
 		if (f->cgroup_set && !bpf_map_lookup_elem(&cgroup_set, &id))
 			return true;

@@ -14,7 +14,7 @@ void task_filter_set(struct task_filter *f, const struct options *o)
 {
 	f->tgid = o->pid;
 	f->tid = o->tid;
-	f->cgroup = o->cgroup_id;
+	f->cgroup = o->cgroup_id ? o->cgroup_id : o->cgset ? CGROUP_ANY : 0;
 	f->cgroup_set = o->cgset != NULL;
 	f->comm_on = o->comm[0] != '\0';
 	memcpy(f->comm, o->comm, sizeof(f->comm));

@@ -10,11 +10,15 @@
 /* The live cgroup set of --cgroup (container.c): a hash of cgroup ids that
  * user space keeps, one map shared by the objects of a session. */
 #define CGROUP_SET_MAX 16384
+/* task_filter.cgroup with a set and no workload: one field says whether
+ * to read the task's cgroup at all, so that a run without a cgroup filter
+ * loads no more rodata than before */
+#define CGROUP_ANY (~0ULL)
 
 struct task_filter {
 	unsigned int tgid;
 	unsigned int tid;
-	unsigned long long cgroup;
+	unsigned long long cgroup;	/* the workload's cgroup id, or CGROUP_ANY */
 	unsigned char cgroup_set;	/* the task's cgroup is in the map cgroup_set */
 	unsigned char comm_on;
 	char comm[TASK_COMM_LEN_];

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int cgroup2_mount(char *out, size_t len)
+static int cgroup2_mount(char *out, size_t len)
 {
 	FILE *f = setmntent("/proc/self/mounts", "r");
 	struct mntent *e;

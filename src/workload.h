@@ -34,7 +34,5 @@ int workload_status(const struct workload *w);
 /* cgroup id (kernfs inode) of a cgroup v2 directory, for --cgroup:
  * -ENOTDIR when path is not a directory of the cgroup v2 file system. */
 int cgroup_id_of(const char *path, uint64_t *id);
-/* The cgroup v2 mount point, from /proc/self/mounts: 0, or -ENOENT. */
-int cgroup2_mount(char *out, size_t len);
 
 #endif

@@ -83,6 +83,12 @@ $(BUILD)/tests/%: tests/workloads/%.c | $(BUILD)/tests
 	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -Wall -pthread -o $@ $<
 $(WORKLOADS): tests/workloads/report.h
 
+# One static program: a container image of one file (container.test.sh).
+WORKLOADS += $(BUILD)/tests/getppid_static
+all: $(BUILD)/tests/getppid_static
+$(BUILD)/tests/getppid_static: tests/workloads/getppid_loop.c | $(BUILD)/tests
+	$(CC) -O1 -static -Wall -o $@ $<
+
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 

@@ -7,7 +7,8 @@
 set -e
 build="make gcc clang libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev libcrypt-dev bpftool"
 check="llvm libclang-rt-14-dev bpftrace libbpf-tools qemu-system-x86 busybox-static
-       libxml2-utils python3 chromium groff-base man-db strace prometheus time linux-perf openssl"
+       libxml2-utils python3 chromium groff-base man-db strace prometheus time linux-perf openssl
+       podman runc"
 case "${1:-all}" in
 build) pkgs=$build ;;
 all) pkgs="$build $check" ;;

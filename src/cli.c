@@ -5,6 +5,7 @@
  * the man page and bash completion are all made from these tables.
  */
 #include "cli.h"
+#include "container.h"
 #include "func.h"
 #include "util.h"
 
@@ -77,12 +78,12 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_PID] = { "pid", 'p', "PID", "trace this process only", "@pid" },
 	[O_TID] = { "tid", 0, "TID", "trace this thread only", "@pid" },
 	[O_COMM] = { "comm", 0, "NAME", "trace threads with this name only (one name; to see several, group by comm)" },
-	[O_CGROUP] = { "cgroup", 0, "PATH", "trace this cgroup v2 only", "@dir" },
+	[O_CGROUP] = { "cgroup", 0, "PATHS", "trace these cgroups v2 and all below them (paths or globs, comma-separated)", "@dir" },
 	[O_CMD] = { "cmd", 'c', "'CMD'", "run CMD, trace it (and its children) alone", "@command" },
 	[O_DURATION] = { "duration", 'd', "SECONDS", "stop after SECONDS (or a duration: 500ms, 2s)" },
 	[O_INTERVAL] = { "interval", 'i', "SECONDS", "print each interval's distribution, SECONDS or 500ms... (diff: N, compare interval N only)" },
 	[O_COUNT] = { "count", 'n', "COUNT", "stop after COUNT intervals" },
-	[O_BY] = { "by", 0, "KEYS", "group by comm,pid,tid,cpu,cgroup,FIELD[:ksym]" },
+	[O_BY] = { "by", 0, "KEYS", "group by comm,pid,tid,cpu,cgroup,container,pod,namespace,unit,FIELD[:ksym]" },
 	[O_KEY] = { "key", 0, "FIELDS", "match START to END by FIELD[=END_FIELD],... (default: thread)" },
 	[O_UNIT] = { "unit", 0, "UNIT", "time unit: ns, us, ms or s (default: chosen)", "ns us ms s" },
 	[O_FORMAT] = { "format", 'o', "FMT", "text, json, csv, folded, svg, html or markdown (diff)",
@@ -273,12 +274,22 @@ static int parse_num(int id, const char *s, double *out)
 	return 0;
 }
 
+/* cgroup:container, :pod, :namespace, :unit */
+static bool cgroup_formatter(const char *f, size_t flen)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%.*s", (int)flen, f);
+	return flen < sizeof(name) && cg_field_of(name) >= 0;
+}
+
 /* A list option (--by, --key): names, none empty, none twice; a built-in
  * number (pid, tid, cpu, cgroup) or comm takes no formatter that would
  * read it as something else. */
 static int check_list(int id, const char *arg)
 {
-	static const char *const builtins[] = { "pid", "tid", "cpu", "cgroup", "comm" };
+	static const char *const builtins[] = { "pid", "tid", "cpu", "cgroup", "comm",
+						"container", "pod", "namespace", "unit" };
 	const char *s = arg;
 
 	while (*s) {
@@ -302,10 +313,11 @@ static int check_list(int id, const char *arg)
 
 			if (strlen(builtins[i]) != nlen || strncmp(s, builtins[i], nlen))
 				continue;
-			if (i == 4 || ((flen != 3 || strncmp(f, "hex", 3)) &&
-				       (flen != 3 || strncmp(f, "dec", 3)))) {
+			if (i >= 4 || ((flen != 3 || strncmp(f, "hex", 3)) &&
+				       (flen != 3 || strncmp(f, "dec", 3)) &&
+				       (i != 3 || !cgroup_formatter(f, flen)))) {
 				kd_err("bad --by '%.*s': %s is %s, not a value to format as :%.*s",
-				       (int)len, s, builtins[i], i == 4 ? "a name" : "a number",
+				       (int)len, s, builtins[i], i >= 4 ? "a name" : "a number",
 				       (int)flen, f);
 				return -EINVAL;
 			}

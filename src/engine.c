@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BPF session layer: see engine.h. */
 #include "engine.h"
+#include "filter.h"
 #include "hist.h"
 #include "measure.h"
 #include "spill.h"
@@ -234,7 +235,9 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	if (e->ncpu <= 0)
 		return e->ncpu ? e->ncpu : -ENODEV;
 	spill_size(*s->obj);
-	err = bpf_object__load_skeleton(s);
+	err = task_filter_load(*s->obj);
+	if (!err)
+		err = bpf_object__load_skeleton(s);
 	if (err) {
 		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
 		       strerror(-err));
@@ -271,6 +274,9 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 			return err;
 		}
 	}
+	err = task_filter_attach(e);
+	if (err)
+		return err;
 	stats_get(e);
 	engine_reset(e);
 	return 0;

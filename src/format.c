@@ -2,6 +2,7 @@
 /* Formatters of group key values: the names "FIELD:NAME" gives in --by and
  * recipes.  A key stays a value in the measurement; views call fmt_value()
  * when they print it. */
+#include "container.h"
 #include "measure.h"
 #include "syms.h"
 #include "util.h"
@@ -14,12 +15,13 @@
 static const char *const fmt_names[NR_FMTS] = {
 	[FMT_AUTO] = "dec", [FMT_SIGNED] = "signed", [FMT_HEX] = "hex", [FMT_KSYM] = "ksym",
 	[FMT_SYSCALL] = "syscall", [FMT_ERRNO] = "errno", [FMT_DISK] = "disk", [FMT_RW] = "rw",
-	[FMT_IRQ] = "irq", [FMT_SOFTIRQ] = "softirq",
+	[FMT_IRQ] = "irq", [FMT_SOFTIRQ] = "softirq", [FMT_CONTAINER] = "container",
+	[FMT_POD] = "pod", [FMT_NAMESPACE] = "namespace", [FMT_UNIT] = "unit",
 };
 
 int fmt_parse(const char *name, enum m_fmt *f, const char *what)
 {
-	char list[160] = "";
+	char list[200] = "";
 
 	for (int i = 0; i < NR_FMTS; i++) {
 		if (!strcmp(name, fmt_names[i])) {
@@ -57,6 +59,9 @@ int fmt_prepare(enum m_fmt f)
 		kd_err("failed to read /proc/kallsyms");
 		return -ENOENT;
 	}
+	/* names of cgroups that go before the read are taken when they come */
+	if (f >= FMT_CONTAINER && f <= FMT_UNIT)
+		return cgroups_watch();
 	return 0;
 }
 
@@ -102,6 +107,17 @@ struct m_value fmt_normalize(struct m_value v, enum m_fmt f)
 	case FMT_ERRNO:
 		if (v.type == MV_NUM && (int64_t)v.num >= 0)
 			v.num = 0;
+		break;
+	case FMT_CONTAINER:
+	case FMT_POD:
+	case FMT_NAMESPACE:
+	case FMT_UNIT:
+		if (v.type == MV_NUM) {
+			const char *label = cgroup_label(v.num, CG_CONTAINER + (f - FMT_CONTAINER));
+
+			if (label)
+				v = mv_text(label);
+		}
 		break;
 	default:
 		break;

@@ -16,7 +16,8 @@ struct options {
 	pid_t tid;
 	char comm[16];
 	const char *cgroup;
-	uint64_t cgroup_id;	/* from --cgroup or the workload's cgroup */
+	uint64_t cgroup_id;	/* the workload's cgroup */
+	struct cgroup_set *cgset;	/* --cgroup and --if on containers: container.h */
 	/* workload: -c 'CMD' or -- CMD ARGS */
 	const char *cmd;
 	char **argv;
@@ -126,7 +127,7 @@ int kdist_signalfd(void);
 bool kdist_end_pending(void);
 /* 0 as root, else -EPERM after saying why. */
 int kdist_need_root(void);
-/* Resolve what the options name on this machine (--cgroup's id). */
+/* Resolve what the options name on this machine (--cgroup's set). */
 int options_resolve(struct options *o);
 /* prepare and attach; on failure nothing stays loaded.  0 or -errno. */
 int session_start(struct session *s);

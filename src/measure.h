@@ -53,6 +53,10 @@ enum m_fmt {
 	FMT_RW,		/* rwbs text or a write flag: read, write, discard... */
 	FMT_IRQ,	/* IRQ number: "N:handler" from /proc/interrupts */
 	FMT_SOFTIRQ,	/* softirq vector: its name */
+	FMT_CONTAINER,	/* cgroup id: its container, pod, namespace or unit */
+	FMT_POD,	/* (container.h), a text: cgroups alike are one group */
+	FMT_NAMESPACE,
+	FMT_UNIT,
 	NR_FMTS,
 };
 
@@ -163,6 +167,13 @@ struct m_cost {
 	uint64_t map_bytes;
 };
 
+/* The names of cgroup ids (container.h) a measurement keyed by: the name
+ * cache's counters in this process when it was read. */
+struct m_names {
+	bool on;
+	uint64_t lookups, misses, unknown, evicted, cached;
+};
+
 struct measurement {
 	const char *command;
 	enum m_kind kind;
@@ -186,6 +197,7 @@ struct measurement {
 	int funcs_attached, funcs_skipped;
 	double attach_ms;
 	struct m_cost cost;
+	struct m_names cgroup_names;
 	/* set by main */
 	double duration_s;	/* time this measurement covers */
 	int interval;		/* 1-based with -i, 0 for a whole run */

@@ -740,6 +740,14 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 				(unsigned long long)m->drops[i].value);
 	fputc('}', f);
 	write_cost_json(f, m);
+	if (m->cgroup_names.on)
+		fprintf(f, ",\"cgroup_names\":{\"lookups\":%llu,\"misses\":%llu,\"unknown\":%llu,"
+			"\"cached\":%llu,\"evicted\":%llu}",
+			(unsigned long long)m->cgroup_names.lookups,
+			(unsigned long long)m->cgroup_names.misses,
+			(unsigned long long)m->cgroup_names.unknown,
+			(unsigned long long)m->cgroup_names.cached,
+			(unsigned long long)m->cgroup_names.evicted);
 	fputs("}\n", f);
 }
 

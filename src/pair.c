@@ -5,6 +5,7 @@
  */
 #include "pair.h"
 #include "cond.h"
+#include "container.h"
 #include "engine.h"
 #include "events.h"
 #include "feature.h"
@@ -373,14 +374,24 @@ static int resolve_by(struct pair *p, int side, int i, const char *given)
 	char *suffix;
 	int err;
 
+	int field;
+
 	snprintf(b->name, sizeof(b->name), "%s", given);
 	snprintf(name, sizeof(name), "%s", given);
 	suffix = strchr(name, ':');
 	if (suffix)
 		*suffix++ = '\0';
-	err = resolve_val(p, side, name, v);
+	/* container, pod, namespace, unit: the task's cgroup, named (unless
+	 * the event has a field of that name) */
+	field = suffix || (p->ev[side].kind == EV_TRACEPOINT &&
+			   tp_format_field(&p->fmt[side], name)) ? -1 : cg_field_of(name);
+	err = resolve_val(p, side, field < 0 ? name : "cgroup", v);
 	if (err)
 		return err;
+	if (field >= 0) {
+		b->fmt = FMT_CONTAINER + field;
+		return fmt_prepare(b->fmt);
+	}
 	if (suffix) {
 		err = fmt_parse(suffix, &b->fmt, "--by");
 		if (!err && (v->kind == VAL_KSTACK || v->kind == VAL_USTACK)) {
@@ -1024,6 +1035,9 @@ int pair_read(struct session *s, struct measurement *m)
 	 * the last ones): whole-run figures, like p->acc */
 	while (!err && (sp = engine_spilled_next(&p->eng, sp, &k, sizeof(k))))
 		err = add_group(p, m, &k, sp->h);
+	for (int i = 0; i < p->nby; i++)
+		if (p->by[i].fmt >= FMT_CONTAINER && p->by[i].fmt <= FMT_UNIT)
+			cgroup_stats(&m->cgroup_names);
 	return err;
 }
 

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "http.h"
+#include "container.h"
 #include "kdist.h"
 #include "privsep.h"
 #include "prom.h"
@@ -92,6 +93,7 @@ static void served_free(struct served *sv)
 		return;
 	if (sv->s.cmd)
 		session_stop(&sv->s);
+	cgroup_set_free(sv->o.cgset);
 	free(sv->o.args);
 	free(sv->argv);
 	free(sv->words);

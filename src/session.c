@@ -5,6 +5,7 @@
  * machine, start and stop.  main's run loop (kdist.c) runs one session
  * with them, kdist serve (serve.c) many.
  */
+#include "container.h"
 #include "kdist.h"
 #include "util.h"
 #include "workload.h"
@@ -57,15 +58,7 @@ int kdist_need_root(void)
 
 int options_resolve(struct options *o)
 {
-	int err = 0;
-
-	if (o->cgroup) {
-		err = cgroup_id_of(o->cgroup, &o->cgroup_id);
-		if (err)
-			kd_err("bad --cgroup '%s': %s", o->cgroup,
-			       err == -ENOTDIR ? "not a cgroup v2 directory" : strerror(-err));
-	}
-	return err;
+	return o->cgset ? 0 : cgroup_set_new(o->cgroup, &o->cond, &o->cgset);
 }
 
 int session_start(struct session *s)

@@ -1,10 +1,43 @@
 # kdist build.  `make` builds build/kdist; `make demo`, `make check` and
 # `make bench` first install what a fresh Debian 12 machine lacks.
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-ARCH := x86
+
+# ---- Target architecture -------------------------------------------------
+# ARCH names the target as the kernel's make does (x86, arm64; x86_64,
+# amd64 and aarch64 are accepted too), default this machine's.  Everything
+# that differs by architecture is chosen here, once: the compiler, the build
+# folder (the native build stays build/, a cross build goes to build/ARCH/),
+# the vmlinux.h the BPF objects are compiled against (vmlinux/ARCH/), the
+# pt_regs layout bpf_tracing.h reads arguments from (__TARGET_ARCH_*), and
+# how build steps run a target program (the man page is made by kdist).
+HOST_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst x86_64,x86,$(patsubst amd64,x86,$(patsubst aarch64,arm64,$(ARCH))))
+ifeq ($(filter x86 arm64,$(ARCH)),)
+$(error ARCH=$(ARCH): kdist builds for x86 (x86_64) and arm64 (aarch64))
+endif
+TRIPLET_x86 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+QEMU_x86 := qemu-x86_64-static
+QEMU_arm64 := qemu-aarch64-static
+TRIPLET := $(TRIPLET_$(ARCH))
+ifeq ($(ARCH),$(HOST_ARCH))
+CC ?= gcc
 BUILD := build
+RUN :=
+else
+CROSS_COMPILE ?= $(TRIPLET)-
+CC := $(CROSS_COMPILE)gcc
+BUILD := build/$(ARCH)
+# a dynamically linked target program runs with the cross toolchain's
+# glibc and loader (libc6-*-cross)
+RUN := $(QEMU_$(ARCH)) -L /usr/$(TRIPLET)
+ifeq ($(shell command -v $(CC)),)
+$(warning $(CC) not found: `make ARCH=$(ARCH) deps` (scripts/deps-arm64.sh) installs the cross toolchain)
+endif
+endif
+VMLINUX_DIR := vmlinux/$(ARCH)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation \
@@ -12,7 +45,7 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-miss
 # libbpf, libelf and zlib are linked in, so the binary needs only glibc on
 # the target: no compiler, headers or libbpf package there.
 LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -ljansson -Wl,-Bdynamic -lm
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Isrc -MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -Isrc -MMD -MP
 
 BPF_SRCS := $(wildcard src/*.bpf.c)
 SKELS := $(patsubst src/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
@@ -48,10 +81,11 @@ $(BUILD)/%.bpf.o: src/%.bpf.c | $(BUILD)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-# Syscall number -> name, for the syscalls recipe, from the UAPI header.
-UNISTD ?= $(firstword $(wildcard /usr/include/x86_64-linux-gnu/asm/unistd_64.h /usr/include/asm/unistd_64.h))
-$(BUILD)/syscall_names.h: $(UNISTD) | $(BUILD)
-	sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/[\2] = "\1",/p' $< > $@
+# Syscall number -> name, for the syscalls recipe, from the target's UAPI
+# header as its compiler sees it: arm64's (asm-generic) defines some numbers
+# through another macro (__NR_fcntl __NR3264_fcntl), resolved here.
+$(BUILD)/syscall_names.h: scripts/syscall-names.awk | $(BUILD)
+	echo '#include <asm/unistd.h>' | $(CC) -E -dM - | awk -f scripts/syscall-names.awk > $@
 $(BUILD)/format.o: $(BUILD)/syscall_names.h
 
 # The HTML view's style and script, kept readable in src/, as C strings.
@@ -78,6 +112,9 @@ $(BUILD) $(BUILD)/tests:
 
 deps:
 	@scripts/deps.sh
+ifneq ($(RUN),)
+	@scripts/deps-arm64.sh
+endif
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -88,7 +125,14 @@ check: deps
 	@tests/run-all.sh
 
 check-unit: all $(UNIT_BINS)
-	@tests/run-unit.sh
+	@UNIT_DIR=$(BUILD)/tests UNIT_RUN='$(RUN)' PATH=$(abspath $(BUILD))/tools:$$PATH tests/run-unit.sh
+ifneq ($(RUN),)
+# the unit tests call nm and objcopy on the target's binaries
+check-unit: $(BUILD)/tools/nm $(BUILD)/tools/objcopy
+$(BUILD)/tools/%:
+	@mkdir -p $(@D)
+	ln -sf $$(command -v $(CROSS_COMPILE)$*) $@
+endif
 check-host: all
 	@tests/host/run.sh
 check-vm: all
@@ -106,7 +150,7 @@ bench: deps
 	@bench/run.sh
 
 vmlinux:
-	scripts/gen-vmlinux.sh
+	scripts/gen-vmlinux.sh $(ARCH)
 
 clean:
 	rm -rf $(BUILD)
@@ -132,9 +176,9 @@ INSTALL ?= install
 all: $(BUILD)/kdist.1 $(BUILD)/kdist.bash
 
 $(BUILD)/kdist.1: docs/kdist.1.in $(BUILD)/kdist
-	$(BUILD)/kdist __expand $< > $@
+	$(RUN) $(BUILD)/kdist __expand $< > $@
 $(BUILD)/kdist.bash: scripts/kdist.bash.in $(BUILD)/kdist
-	$(BUILD)/kdist __expand $< > $@
+	$(RUN) $(BUILD)/kdist __expand $< > $@
 
 install: $(BUILD)/kdist $(BUILD)/kdist.1 $(BUILD)/kdist.bash
 	$(INSTALL) -D -m 0755 $(BUILD)/kdist $(DESTDIR)$(BINDIR)/kdist

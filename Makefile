@@ -122,6 +122,7 @@ demo: deps
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory ARCH=arm64 deps all	# the arm64 VM tier's kdist and workloads
 	@tests/run-all.sh
 
 check-unit: all $(UNIT_BINS)
@@ -136,13 +137,15 @@ endif
 check-host: all
 	@tests/host/run.sh
 check-vm: all
+	@$(MAKE) --no-print-directory ARCH=arm64 deps all
 	@tests/vm/run.sh
 
 # docs/testing.md's command matrix, from the result lines of the last host
 # and VM runs (build/matrix/*.tsv; make check writes them)
 .PHONY: matrix-doc
 matrix-doc:
-	@scripts/matrix-table.py docs/testing.md $(BUILD)/matrix/host.tsv $(BUILD)/matrix/6.1.tsv $(BUILD)/matrix/6.12.tsv
+	@scripts/matrix-table.py docs/testing.md $(BUILD)/matrix/host.tsv $(BUILD)/matrix/6.1.tsv $(BUILD)/matrix/6.12.tsv \
+		$(BUILD)/matrix/arm64-6.1.tsv $(BUILD)/matrix/arm64-6.12.tsv
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -253,3 +256,22 @@ $(ASAN)/fuzz/%: $(ASAN)/fuzz_%.o $(ASAN_LIB_OBJS)
 soak: deps
 	@$(MAKE) --no-print-directory all
 	@bench/soak.sh
+
+# ---- Release binaries ------------------------------------------------------
+# make dist: kdist for x86-64 and for aarch64 (cross-built, see ARCH above)
+# in build/dist/, stripped, with SHA256SUMS.  Each needs only glibc (2.35
+# or newer) on the target: libbpf, libelf, zlib and jansson are linked in.
+# tests/vm/run.sh runs the aarch64 one in the arm64 VM.
+DIST := build/dist
+MACHINE_x86 := x86_64
+MACHINE_arm64 := aarch64
+.PHONY: dist dist-one
+dist:
+	rm -rf $(DIST)
+	@$(MAKE) --no-print-directory ARCH=x86 deps dist-one
+	@$(MAKE) --no-print-directory ARCH=arm64 deps dist-one
+	cd $(DIST) && sha256sum kdist-$(KDIST_VERSION)-x86_64 kdist-$(KDIST_VERSION)-aarch64 > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
+dist-one: $(BUILD)/kdist
+	@mkdir -p $(DIST)
+	$(CROSS_COMPILE)strip -o $(DIST)/kdist-$(KDIST_VERSION)-$(MACHINE_$(ARCH)) $(BUILD)/kdist

@@ -30,16 +30,33 @@ begin() { CASE=$1 CMD=$2 ATTACH=; }
 # kd NAME ARGS...: kdist ARGS -o csv into $TMP/NAME.csv; its -v lines (the
 # attach methods) into $TMP/NAME.err
 kd() {
-	n=$1 c=$2
+	kn=$1 kc=$2
 	shift 2
-	"$KDIST" "$c" -o csv "$@" >"$TMP/$n.csv" 2>"$TMP/$n.err" && return 0
-	fail "kdist $*: $(tail -2 "$TMP/$n.err")"
+	"$KDIST" "$kc" -o csv "$@" >"$TMP/$kn.csv" 2>"$TMP/$kn.err" && return 0
+	fail "kdist $kc $*: $(tail -2 "$TMP/$kn.err")"
 	return 1
 }
 # col NAME KEY COLUMN: COLUMN of the CSV row whose second field is KEY
 col() {
 	awk -F, -v k="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$2 == k { print $h[c]; exit }' "$TMP/$1.csv"
+}
+# row NAME K2 K3 COLUMN: COLUMN of the row whose 2nd and 3rd fields are K2, K3
+row() {
+	awk -F, -v a="$2" -v b="$3" -v c="$4" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$2 == a && $3 == b { print $h[c]; exit }' "$TMP/$1.csv"
+}
+# folded FILE REGEX: the summed counts of the folded stacks matching REGEX
+folded() {
+	awk -v re="$2" '{ n = $NF; sub(/ [0-9]+$/, ""); if ($0 ~ re) t += n } END { print t + 0 }' "$1"
+}
+# methods NAME...: the attach methods kdist -v reported in $TMP/NAME.err, as
+# the matrix's table shows them (func: X; pair: START,END)
+methods() {
+	for m in "$@"; do
+		sed -n 's/.* functions attached with \([a-z.]*\).*/func: \1/p' "$TMP/$m.err"
+		sed -n 's/.* attached as \([a-z_.]*\)$/\1/p' "$TMP/$m.err" | paste -sd, - | sed '/./s/^/pair: /'
+	done | paste -sd';' - | sed 's/;/; /g'
 }
 # need FEATURE: kdist probe says yes, else a skip naming it
 need() {
@@ -50,16 +67,40 @@ need() {
 	esac
 }
 
-begin probe "probe"
+begin list_probe "list, probe"
 out=$("$KDIST" probe 2>&1)
-if echo "$out" | grep -q "^kernel .* aarch64$"; then
-	pass "$(echo "$out" | head -1); $(echo "$out" | grep -cE ' yes$') features yes"
+if ! "$KDIST" list sched:sched_switch 2>&1 | grep -qw next_pid; then
+	fail "list sched:sched_switch shows no next_pid"
+elif echo "$out" | grep -q "^kernel $(uname -r) aarch64$"; then
+	ATTACH=$(echo "$out" | sed -n 's/^  k:FUNC, kr:FUNC *//p')
+	pass "sched_switch fields listed; $(echo "$out" | head -1); k:/kr: $ATTACH"
 else
 	fail "$out"
 fi
 
+begin recipes_list "recipes"
+out=$("$KDIST" recipes) || fail "kdist recipes failed"
+missing=
+for r in $("$KDIST" --help | sed -n 's/^recipes: //p' | tr -d ,); do
+	echo "$out" | grep -q "^$r " || missing="$missing $r"
+done
+[ -z "$missing" ] && pass "every recipe of --help listed with its pair spec" || fail "not listed:$missing"
+
+begin diff "diff"
+if "$KDIST" syscalls -o json -- $WL/sleeper 10 1 >"$TMP/dA.json" 2>"$TMP/dA.err"; then
+	if ! "$KDIST" diff "$TMP/dA.json" "$TMP/dA.json" --fail-on 'p50>+10%' >"$TMP/diff.txt" 2>&1; then
+		fail "a measurement differs from itself: $(head -5 "$TMP/diff.txt")"
+	elif grep -q nanosleep "$TMP/diff.txt"; then
+		pass "a measurement compared with itself: no change"
+	else
+		fail "no nanosleep row: $(head -5 "$TMP/diff.txt")"
+	fi
+else
+	fail "$(tail -2 "$TMP/dA.err")"
+fi
+
 # syscall numbers are arm64's: getppid is 173 there, 110 on x86
-begin syscalls "pair raw_syscalls (arm64 syscall names)"
+begin arm64_syscall_names "pair raw_syscalls (arm64 syscall names)"
 ATTACH=raw_tracepoint
 if kd sc pair raw_syscalls:sys_enter raw_syscalls:sys_exit --by arg1:syscall -- $WL/syserr 1000 50; then
 	n=$(col sc getppid count) c=$(col sc close count)
@@ -70,7 +111,7 @@ if kd sc pair raw_syscalls:sys_enter raw_syscalls:sys_exit --by arg1:syscall -- 
 	fi
 fi
 
-begin nanosleep "pair syscalls: tracepoints"
+begin pair_tracepoint "pair"
 ATTACH=tracepoint
 if kd ns pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep --by comm -- $WL/sleeper 20 2; then
 	n=$(col ns sleeper count) m=$(col ns sleeper min)
@@ -83,21 +124,23 @@ fi
 
 # the workload's pipe reads: at least 500 vfs_read calls of dd
 reads="head -c 1000 /dev/zero | dd of=/dev/null bs=1 count=500 2>/dev/null"
-begin kfunc "func (kernel function)"
+begin kernel_functions "func, pair k: kr:"
 # (fentry where the kernel has it, kprobes where not: arm64 6.1)
 if need kprobes && kd kf func vfs_read --by comm -v -- sh -c "$reads"; then
-	ATTACH=$(grep -o 'fentry\|kprobe.multi\|kprobe' "$TMP/kf.err" | sort -u | tr '\n' ' ')
 	# the busiest reader of the workload (sh, head, dd) is dd
 	n=$(awk -F, '$1 == "vfs_read" && $2 > n { n = $2 } END { print n }' "$TMP/kf.csv")
-	if [ "${n:-0}" -ge 500 ]; then
-		pass "dd: $n vfs_read calls (>= 500)"
+	kd kp pair k:vfs_read kr:vfs_read --by comm -v -- sh -c "$reads" || n=
+	ATTACH=$(methods kf kp)
+	pn=$(col kp dd count)
+	if [ "${n:-0}" -ge 500 ] && [ "${pn:-0}" -ge 500 ]; then
+		pass "dd: $n vfs_read calls, $pn latencies (>= 500)"
 	else
-		fail "dd: ${n:-no} vfs_read calls (>= 500): $(head -3 "$TMP/kf.csv")"
+		fail "dd: ${n:-no} vfs_read calls, ${pn:-no} latencies (>= 500): $(head -3 "$TMP/kf.csv")"
 	fi
 fi
 
 # return values from a kretprobe's registers (x0): close(-1) is -EBADF
-begin kretprobe "pair kprobe: kretprobe: (retval)"
+begin arm64_kretprobe_retval "pair kprobe: kretprobe: (retval)"
 ATTACH="kprobe,kretprobe"
 if need kprobes && kd kr pair kprobe:__arm64_sys_close kretprobe:__arm64_sys_close --by comm \
 	--if 'retval == -9' -- $WL/syserr 10 100; then
@@ -111,7 +154,7 @@ fi
 
 # arguments and return values from a uprobe's registers: syscall(2)'s first
 # argument (x0) at entry, its return value at return
-begin uargs "pair u: ur: (arg0, retval)"
+begin arm64_uprobe_args "pair u: ur: (arg0, retval)"
 ATTACH="uprobe,uretprobe"
 if need uprobes && kd ua pair u:libc:syscall ur:libc:syscall --by arg0 -- $WL/syserr 10 7 &&
 	kd ur pair u:libc:syscall ur:libc:syscall --by arg0 --if 'retval == -1' -- $WL/syserr 10 7; then
@@ -125,22 +168,24 @@ fi
 
 # a known call tree through uprobes: per iteration outer 1, middle 2,
 # leaf 6, recurse 5
-begin ufunc "func u: (user functions)"
+begin user_functions "func u:, pair u: ur:"
 if need uprobes && kd uf func "u:$WL/calltree:*" -v -- $WL/calltree 5; then
-	ATTACH=$(grep -o 'uprobe.multi\|uprobe' "$TMP/uf.err" | sort -u | tr '\n' ' ')
 	got=$(for fn in outer middle leaf recurse; do
 		awk -F, -v f="calltree:$fn" '$1 == f { printf "%s ", $2 }' "$TMP/uf.csv"; done)
-	if [ "$got" = "5 10 30 25 " ]; then
-		pass "outer middle leaf recurse: $got"
+	kd pu pair "u:$WL/calltree:leaf" "ur:$WL/calltree:leaf" -v -- $WL/calltree 3 || got=
+	ATTACH=$(methods uf pu)
+	n=$(awk -F, 'NR == 2 { print $3 }' "$TMP/pu.csv") lo=$(awk -F, 'NR == 2 { print $7 }' "$TMP/pu.csv")
+	if [ "$got" = "5 10 30 25 " ] && [ "$n" = 18 ] && [ "${lo:-0}" -ge 1000000 ]; then
+		pass "outer middle leaf recurse: $got; 18 leaf latencies: $n, shortest $lo ns (>= 1 ms)"
 	else
-		fail "outer middle leaf recurse: $got(5 10 30 25): $(cat "$TMP/uf.err" | tail -2)"
+		fail "outer middle leaf recurse: $got(5 10 30 25); leaf $n (18), shortest $lo: $(tail -2 "$TMP/uf.err")"
 	fi
 fi
 
 # the arm64 uprobe rule: insnfirst's excl_first (ldaxr) and literal_first
 # (ldr literal), which the kernel refuses to probe, are skipped and named by
 # func and refused by pair, in one line; the rest of the set is measured
-begin urefuse "func u:, pair u: (arm64 refusals)"
+begin arm64_uprobe_rule "func u:, pair u: (arm64 refusals)"
 ATTACH=uprobe
 if need uprobes && kd rf func "u:$WL/insnfirst:*" -v -- $WL/insnfirst 20; then
 	"$KDIST" pair "u:$WL/insnfirst:excl_first" "ur:$WL/insnfirst:excl_first" -d 1 \
@@ -157,9 +202,76 @@ if need uprobes && kd rf func "u:$WL/insnfirst:*" -v -- $WL/insnfirst 20; then
 	fi
 fi
 
+begin syscalls "syscalls"
+ATTACH=raw_tracepoint
+if kd scr syscalls -- $WL/syserr 100 7; then
+	ok=$(row scr getppid ok count) bad=$(row scr close EBADF count)
+	if [ "$ok" = 100 ] && [ "$bad" = 7 ]; then
+		pass "getppid 100 ok, close(-1) 7 EBADF"
+	else
+		fail "getppid ok ${ok:-none} (100), close EBADF ${bad:-none} (7)"
+	fi
+fi
+
+begin dist_count "dist, count"
+ATTACH=tracepoint
+dd="dd if=/dev/zero of=/dev/null bs=777 count=13 status=none"
+if kd dc dist syscalls:sys_enter_write count -- sh -c "$dd" &&
+	kd cn count syscalls:sys_enter_write -- sh -c "$dd"; then
+	n=$(awk -F, 'NR == 2 { print $3 " " $7 " " $12 }' "$TMP/dc.csv") c=$(awk -F, 'NR == 2 { print $2 }' "$TMP/cn.csv")
+	if [ "$n" = "13 777 777" ] && [ "$c" = 13 ]; then
+		pass "13 writes of 777 bytes; counted 13"
+	else
+		fail "dist: count min max $n (13 777 777); count: $c (13)"
+	fi
+fi
+
+begin runq "runq"
+if kd rq runq --by comm -- $WL/sleeper 20 2; then
+	n=$(col rq sleeper count)
+	if [ "${n:-0}" -ge 20 ]; then
+		pass "sleeper: $n run-queue waits for 20 sleeps (>= 20)"
+	else
+		fail "sleeper: ${n:-no} run-queue waits for 20 sleeps"
+	fi
+fi
+
+begin profile "profile"
+ATTACH=perf_event
+if need "perf_event sampling \\(cpu-clock\\)"; then
+	# twice the matrix's 1000 rounds: kdist names the frames from the
+	# process's maps while it lives, which the emulated arm64 CPU of a
+	# loaded host reads slowly (0 named samples in 1 of 4 runs with 1000)
+	if "$KDIST" profile -F 499 -o folded -- $WL/hotspots 2000 >"$TMP/prof.folded" 2>"$TMP/prof.err"; then
+		three=$(folded "$TMP/prof.folded" hot_three) one=$(folded "$TMP/prof.folded" hot_one)
+		if [ "$three" -gt "$one" ] && [ "$one" -ge 1 ] && [ $((three + one)) -le 8000 ]; then
+			pass "samples: hot_three $three, hot_one $one (about 3000:1000)"
+		else
+			fail "samples: hot_three $three, hot_one $one (about 3000:1000); $(sort -k2 -n "$TMP/prof.folded" | tail -2 | cut -c1-300)"
+		fi
+	else
+		fail "$(tail -2 "$TMP/prof.err")"
+	fi
+fi
+
+begin offcpu "offcpu"
+if need "stack trace maps"; then
+	if "$KDIST" offcpu -v -o folded -- $WL/sleeper 20 5 >"$TMP/off.folded" 2>"$TMP/off.err"; then
+		ATTACH=$(sed -n 's/.*attached as \([a-z_]*\).*/\1/p' "$TMP/off.err" | head -1)
+		ns=$(folded "$TMP/off.folded" '^sleeper;.*nanosleep')
+		if [ "$ns" -ge 100000000 ]; then
+			pass "$ns ns off-CPU under nanosleep (>= 20 x 5 ms)"
+		else
+			fail "$ns ns off-CPU under nanosleep, expected >= 20 x 5 ms"
+		fi
+	else
+		fail "$(tail -2 "$TMP/off.err")"
+	fi
+fi
+
 # the release binary (make dist), as a user copies it: its checksum, and
 # an exact count
-begin dist "dist (kdist-*-aarch64)"
+begin arm64_dist_binary "make dist: kdist-*-aarch64"
 bin=$(ls "$PWD"/build/dist/kdist-*-aarch64 2>/dev/null | tail -1)
 if [ -z "$bin" ]; then
 	skip "no build/dist/kdist-*-aarch64 (make dist makes it)"

@@ -1,10 +1,43 @@
 # kdist build.  `make` builds build/kdist; `make demo`, `make check` and
 # `make bench` first install what a fresh Debian 12 machine lacks.
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-ARCH := x86
+
+# ---- Target architecture -------------------------------------------------
+# ARCH names the target as the kernel's make does (x86, arm64; x86_64,
+# amd64 and aarch64 are accepted too), default this machine's.  Everything
+# that differs by architecture is chosen here, once: the compiler, the build
+# folder (the native build stays build/, a cross build goes to build/ARCH/),
+# the vmlinux.h the BPF objects are compiled against (vmlinux/ARCH/), the
+# pt_regs layout bpf_tracing.h reads arguments from (__TARGET_ARCH_*), and
+# how build steps run a target program (the man page is made by kdist).
+HOST_ARCH := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(shell uname -m)))
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst x86_64,x86,$(patsubst amd64,x86,$(patsubst aarch64,arm64,$(ARCH))))
+ifeq ($(filter x86 arm64,$(ARCH)),)
+$(error ARCH=$(ARCH): kdist builds for x86 (x86_64) and arm64 (aarch64))
+endif
+TRIPLET_x86 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+QEMU_x86 := qemu-x86_64-static
+QEMU_arm64 := qemu-aarch64-static
+TRIPLET := $(TRIPLET_$(ARCH))
+ifeq ($(ARCH),$(HOST_ARCH))
+CC ?= gcc
 BUILD := build
+RUN :=
+else
+CROSS_COMPILE ?= $(TRIPLET)-
+CC := $(CROSS_COMPILE)gcc
+BUILD := build/$(ARCH)
+# a dynamically linked target program runs with the cross toolchain's
+# glibc and loader (libc6-*-cross)
+RUN := $(QEMU_$(ARCH)) -L /usr/$(TRIPLET)
+ifeq ($(shell command -v $(CC)),)
+$(warning $(CC) not found: `make ARCH=$(ARCH) deps` (scripts/deps.sh arm64) installs the cross toolchain)
+endif
+endif
+VMLINUX_DIR := vmlinux/$(ARCH)
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation \
@@ -12,7 +45,7 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-miss
 # libbpf, libelf and zlib are linked in, so the binary needs only glibc on
 # the target: no compiler, headers or libbpf package there.
 LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -ljansson -lyaml -lssl -lcrypto -lcrypt -Wl,-Bdynamic -lm
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Isrc -MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -Isrc -MMD -MP
 
 BPF_SRCS := $(wildcard src/*.bpf.c)
 SKELS := $(patsubst src/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
@@ -48,12 +81,12 @@ $(BUILD)/%.bpf.o: src/%.bpf.c | $(BUILD)
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
 
-# Syscall number -> name, for the syscalls recipe, from the UAPI header.
 # Syscall names of the architecture built for, from a table in the tree
 # (src/syscalls/ARCH.tbl, as new as the newest kernel kdist supports), not
 # from the build machine's kernel headers, which lag the kernels it runs on.
-SYSCALL_ARCH ?= $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
-$(BUILD)/syscall_names.h: src/syscalls/$(SYSCALL_ARCH).tbl | $(BUILD)
+SYSCALL_ARCH_x86 := x86_64
+SYSCALL_ARCH_arm64 := aarch64
+$(BUILD)/syscall_names.h: src/syscalls/$(SYSCALL_ARCH_$(ARCH)).tbl | $(BUILD)
 	awk '!/^#/ && NF == 2 { printf "[%d] = \"%s\",\n", $$1, $$2 }' $< > $@
 $(BUILD)/format.o: $(BUILD)/syscall_names.h
 
@@ -95,6 +128,9 @@ $(BUILD) $(BUILD)/tests:
 # deps: everything (check, bench, fuzz); deps-build: building and the demo.
 deps:
 	@scripts/deps.sh
+ifneq ($(RUN),)
+	@scripts/deps.sh arm64
+endif
 deps-build:
 	@scripts/deps.sh build
 
@@ -104,20 +140,30 @@ demo: deps-build
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory ARCH=arm64 deps all	# the arm64 VM tier's kdist and workloads
 	@tests/run-all.sh
 
 check-unit: all $(UNIT_BINS)
-	@tests/run-unit.sh
+	@UNIT_DIR=$(BUILD)/tests UNIT_RUN='$(RUN)' PATH=$(abspath $(BUILD))/tools:$$PATH tests/run-unit.sh
+ifneq ($(RUN),)
+# the unit tests call nm and objcopy on the target's binaries
+check-unit: $(BUILD)/tools/nm $(BUILD)/tools/objcopy
+$(BUILD)/tools/%:
+	@mkdir -p $(@D)
+	ln -sf $$(command -v $(CROSS_COMPILE)$*) $@
+endif
 check-host: all
 	@tests/host/run.sh
 check-vm: all
+	@$(MAKE) --no-print-directory ARCH=arm64 deps all
 	@tests/vm/run.sh
 
 # docs/testing.md's command matrix, from the result lines of the last host
 # and VM runs (build/matrix/*.tsv; make check writes them)
 .PHONY: matrix-doc
 matrix-doc:
-	@scripts/matrix-table.py docs/testing.md $(BUILD)/matrix/host.tsv $(BUILD)/matrix/6.1.tsv $(BUILD)/matrix/6.12.tsv
+	@scripts/matrix-table.py docs/testing.md $(BUILD)/matrix/host.tsv $(BUILD)/matrix/6.1.tsv $(BUILD)/matrix/6.12.tsv \
+		$(BUILD)/matrix/arm64-6.1.tsv $(BUILD)/matrix/arm64-6.12.tsv
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -125,7 +171,7 @@ bench: deps
 	@bench/run.sh
 
 vmlinux:
-	scripts/gen-vmlinux.sh
+	scripts/gen-vmlinux.sh $(ARCH)
 
 clean:
 	rm -rf $(BUILD)
@@ -151,9 +197,9 @@ INSTALL ?= install
 all: $(BUILD)/kdist.1 $(BUILD)/kdist.bash
 
 $(BUILD)/kdist.1: docs/kdist.1.in $(BUILD)/kdist
-	$(BUILD)/kdist __expand $< > $@
+	$(RUN) $(BUILD)/kdist __expand $< > $@
 $(BUILD)/kdist.bash: scripts/kdist.bash.in $(BUILD)/kdist
-	$(BUILD)/kdist __expand $< > $@
+	$(RUN) $(BUILD)/kdist __expand $< > $@
 
 install: $(BUILD)/kdist $(BUILD)/kdist.1 $(BUILD)/kdist.bash
 	$(INSTALL) -D -m 0755 $(BUILD)/kdist $(DESTDIR)$(BINDIR)/kdist
@@ -228,3 +274,22 @@ $(ASAN)/fuzz/%: $(ASAN)/fuzz_%.o $(ASAN_LIB_OBJS)
 soak: deps
 	@$(MAKE) --no-print-directory all
 	@bench/soak.sh
+
+# ---- Release binaries ------------------------------------------------------
+# make dist: kdist for x86-64 and for aarch64 (cross-built, see ARCH above)
+# in build/dist/, stripped, with SHA256SUMS.  Each needs only glibc (2.35
+# or newer) on the target: libbpf, libelf, zlib and jansson are linked in.
+# tests/vm/run.sh runs the aarch64 one in the arm64 VM.
+DIST := build/dist
+MACHINE_x86 := x86_64
+MACHINE_arm64 := aarch64
+.PHONY: dist dist-one
+dist:
+	rm -rf $(DIST)
+	@$(MAKE) --no-print-directory ARCH=x86 deps dist-one
+	@$(MAKE) --no-print-directory ARCH=arm64 deps dist-one
+	cd $(DIST) && sha256sum kdist-$(KDIST_VERSION)-x86_64 kdist-$(KDIST_VERSION)-aarch64 > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
+dist-one: $(BUILD)/kdist
+	@mkdir -p $(DIST)
+	$(CROSS_COMPILE)strip -o $(DIST)/kdist-$(KDIST_VERSION)-$(MACHINE_$(ARCH)) $(BUILD)/kdist

@@ -255,8 +255,14 @@ int resolve_binary_path(const char *name, char *out, size_t outlen)
 	if (!name || !*name)
 		return -ENOENT;
 	if (strchr(name, '/')) {
+		unsigned int class, machine;
+
 		if (access(name, F_OK))
 			return -ENOENT;
+		/* an ELF object of another machine (an aarch64 build on x86)
+		 * would take probes that nothing here ever runs into */
+		if (!elf_file_arch(name, &class, &machine) && !is_native_elf(name))
+			return -ENOEXEC;
 		return copy_str(out, outlen, name);
 	}
 	if (!resolve_on_path(name, out, outlen))

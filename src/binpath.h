@@ -12,7 +12,8 @@
  *     in the standard library directories and /etc/ld.so.conf.d/ entries.
  *     Only ELF files count, so linker scripts are skipped, and a versioned
  *     soname (libc.so.6) is preferred over libc.so.
- * Returns 0, -ENOENT if nothing was found, -ENAMETOOLONG if out is too
+ * Returns 0, -ENOENT if nothing was found, -ENOEXEC for an ELF object of
+ * another machine or class, -ENAMETOOLONG if out is too
  * small.  Prints nothing. */
 int resolve_binary_path(const char *name, char *out, size_t outlen);
 

@@ -17,7 +17,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-struct slot {
+struct offcpu_slot {
 	__u64 ts;		/* switch-out time, 0 when on CPU or not traced */
 	struct stack_key key;
 };
@@ -26,7 +26,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct slot);
+	__type(value, struct offcpu_slot);
 } task_slot SEC(".maps");
 
 /* Where task storage cannot be used (raw_tp programs get no BTF task
@@ -35,7 +35,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);		/* sized by user space when used */
 	__type(key, __u32);
-	__type(value, struct slot);
+	__type(value, struct offcpu_slot);
 } tid_slot SEC(".maps");
 
 struct {
@@ -47,7 +47,7 @@ struct {
 } hist_groups SEC(".maps");
 
 static const struct hist zero_hist;
-static const struct slot zero_slot;
+static const struct offcpu_slot zero_slot;
 
 /* Kernels before 5.14 name the field `state`. */
 struct task_struct___old {
@@ -73,7 +73,7 @@ static __always_inline unsigned int state_bit(struct task_struct *t)
 	return ST_OTHER;
 }
 
-static __always_inline struct slot *slot_of(struct task_struct *t, bool create)
+static __always_inline struct offcpu_slot *slot_of(struct task_struct *t, bool create)
 {
 	__u32 tid;
 
@@ -86,7 +86,7 @@ static __always_inline struct slot *slot_of(struct task_struct *t, bool create)
 	return lookup_or_init(&tid_slot, &tid, &zero_slot);
 }
 
-static __always_inline void record(struct slot *s, __u64 delta)
+static __always_inline void record(struct offcpu_slot *s, __u64 delta)
 {
 	struct stack_key k = s->key;
 	struct hist *h;
@@ -106,7 +106,7 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 				     struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns(), delta;
-	struct slot *s;
+	struct offcpu_slot *s;
 
 	/* prev is current: it leaves the CPU */
 	if ((__u32)bpf_get_current_pid_tgid() && !filtered_out() &&
@@ -137,7 +137,7 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 
 static __always_inline int on_waking(void *ctx, struct task_struct *p)
 {
-	struct slot *s = slot_of(p, false);
+	struct offcpu_slot *s = slot_of(p, false);
 
 	if (s && s->ts)
 		who_current(ctx, &s->key.waker, SF_WAKER_COMM);

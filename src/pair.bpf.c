@@ -110,19 +110,40 @@ static const struct hist zero_hist;
 	asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(_v)			\
 		     : "r"(ctx), "i"(__builtin_offsetof(struct pt_regs, field))); _v; })
 
+/* The calling convention, by the target the Makefile compiles for */
+#if defined(__TARGET_ARCH_arm64)
+/* arm64: the arguments in x0-x7, the return value in x0 */
+#define REG_RET regs[0]
+#define REG_A0 regs[0]
+#define REG_A1 regs[1]
+#define REG_A2 regs[2]
+#define REG_A3 regs[3]
+#define REG_A4 regs[4]
+#define REG_A5 regs[5]
+#elif defined(__TARGET_ARCH_x86)
+/* x86-64: the arguments in di, si, dx, cx, r8, r9, the return value in ax */
+#define REG_RET ax
+#define REG_A0 di
+#define REG_A1 si
+#define REG_A2 dx
+#define REG_A3 cx
+#define REG_A4 r8
+#define REG_A5 r9
+#else
+#error "no calling convention for this __TARGET_ARCH"
+#endif
+
 static __always_inline __u64 read_regs(struct pt_regs *regs, const volatile struct val_src *s)
 {
-	/* x86-64: the return value in ax, the arguments in di, si, dx, cx,
-	 * r8, r9 */
 	if (s->kind == VAL_RETVAL)
-		return REG(regs, ax);
+		return REG(regs, REG_RET);
 	switch (s->idx) {
-	case 0: return REG(regs, di);
-	case 1: return REG(regs, si);
-	case 2: return REG(regs, dx);
-	case 3: return REG(regs, cx);
-	case 4: return REG(regs, r8);
-	default: return REG(regs, r9);
+	case 0: return REG(regs, REG_A0);
+	case 1: return REG(regs, REG_A1);
+	case 2: return REG(regs, REG_A2);
+	case 3: return REG(regs, REG_A3);
+	case 4: return REG(regs, REG_A4);
+	default: return REG(regs, REG_A5);
 	}
 }
 

@@ -427,6 +427,7 @@ static int list_start(struct served *l)
 static void reload_apply(struct server *srv, struct served *nl, int err)
 {
 	struct served **np, **op;
+	int total = 0, started = 0, stopped = 0;
 
 	if (err) {
 		kd_err("failed to reload %s: the measurements run on unchanged", srv->top->config);
@@ -468,13 +469,21 @@ static void reload_apply(struct server *srv, struct served *nl, int err)
 		kd_err("failed to reload %s: the measurements run on unchanged", srv->top->config);
 		return;
 	}
+	for (struct served *sv = srv->list; sv; sv = sv->next)
+		stopped++;
+	for (struct served *sv = nl; sv; sv = sv->next) {
+		total++;
+		started += sv->started;
+	}
 	list_free(srv->list);	/* stops the removed ones */
 	srv->list = nl;
 	for (int i = 0; i < 2; i++) {
 		http_body_put(srv->cache[i]);
 		srv->cache[i] = NULL;
 	}
-	kd_info("reloaded %s", srv->top->config);
+	/* said once the removed ones are gone: a reload has taken effect */
+	fprintf(stderr, "Reloaded %s: %d measurement%s, %d started, %d stopped, %d unchanged\n",
+		srv->top->config, total, total == 1 ? "" : "s", started, stopped, total - started);
 }
 
 static void *reload_parse(void *arg)

@@ -11,6 +11,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,11 +120,38 @@ static bool exe_of(pid_t pid, dev_t *dev, ino_t *ino)
 	return true;
 }
 
+/* Whether pid's program is mapped: exec points /proc/PID/exe at the new
+ * program before it maps it, and sets start_code (/proc/PID/stat field 26)
+ * once it has.  Maps read in between hold nothing of the program. */
+static bool code_mapped(pid_t pid)
+{
+	char path[32], buf[1024], *p;
+	unsigned long long start_code = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;	/* gone: nothing to wait for */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the comm before it may hold anything */
+	return !p || sscanf(p + 2, "%*c" "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s"
+			    "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+			    &start_code) != 1 || start_code != 0;
+}
+
 /* The symbols of pid as it is now, or NULL when it is gone; *dev, *ino
- * what it runs.  Called unlocked. */
+ * what it runs, 0 when its maps were read in the middle of an exec (so
+ * that they are read again).  Called unlocked. */
 static struct proc_syms *load_now(pid_t pid, dev_t *dev, ino_t *ino)
 {
 	char path[32];
+	bool mapped;
 
 	/* a process gone before it was seen is common (short-lived
 	 * processes): its frames stay addresses, quietly */
@@ -131,6 +159,9 @@ static struct proc_syms *load_now(pid_t pid, dev_t *dev, ino_t *ino)
 	*dev = 0;
 	*ino = 0;
 	exe_of(pid, dev, ino);
+	mapped = code_mapped(pid);
+	if (!mapped)
+		*dev = *ino = 0;
 	return access(path, R_OK) ? NULL : proc_syms_load(pid);
 }
 

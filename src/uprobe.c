@@ -56,6 +56,82 @@ static bool emulated_as_branch(int op)
 	       op == 0x90;
 }
 
+/* The x86 rule: NULL, or why a probe on the instruction at p would change
+ * what the program does. */
+const char *uprobe_insn_x86(const unsigned char *p, size_t len)
+{
+	int op = vex_opcode(p, len);
+
+	if (op >= 0 && emulated_as_branch(op))
+		return "its first instruction (VEX/EVEX encoded) would be emulated by the "
+		       "kernel as a branch, not executed";
+	return NULL;
+}
+
+static bool insn_is(uint32_t insn, uint32_t mask, uint32_t val)
+{
+	return (insn & mask) == val;
+}
+
+/* The arm64 rule.  The kernel runs the probed instruction alone in a slot
+ * of its own page (single-stepped) or simulates it, and refuses a probe on
+ * any other (uprobe_register fails with EINVAL: arm_probe_decode_insn() in
+ * arch/arm64/kernel/probes/decode-insn.c, masks from asm/insn.h).  Refused
+ * here first, with the reason, so one such function does not fail a whole
+ * set.  Simulated, so accepted: b, bl, b.cond, cbz/cbnz, tbz/tbnz, br, blr,
+ * ret, adr, adrp. */
+const char *uprobe_insn_arm64(const unsigned char *p, size_t len, uint64_t offset)
+{
+	uint32_t insn, hint;
+
+	if (offset % 4)
+		return "not at an instruction boundary (arm64 instructions are 4 bytes)";
+	if (len < 4)
+		return "its first instruction cannot be read";
+	insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	if (((insn >> 25) & 0xe) == 0xa) {	/* branches, exceptions, system */
+		if (insn_is(insn, 0xfefff800, 0xd61f0800) ||	/* braa, brab, ... */
+		    insn_is(insn, 0xfefff800, 0xd63f0800) ||	/* blraa, blrab, ... */
+		    insn_is(insn, 0xfffffbff, 0xd65f0bff))	/* retaa, retab */
+			return "its first instruction is a pointer-authenticated branch, "
+			       "which the arm64 kernel neither steps nor simulates";
+		if (insn_is(insn, 0xff000000, 0xd4000000))
+			return "its first instruction raises an exception (svc, brk, ...), "
+			       "which the arm64 kernel does not step";
+		if (insn_is(insn, 0xfff8f01f, 0xd500401f) || insn_is(insn, 0xfff00000, 0xd5100000))
+			return "its first instruction writes a system register (msr), "
+			       "which the arm64 kernel does not step";
+		if (insn_is(insn, 0xffffffff, 0xd69f03e0) || insn_is(insn, 0xfffffbff, 0xd69f0bff))
+			return "its first instruction is an exception return (eret)";
+		/* mrs of DAIF, the interrupt mask, which stepping changes */
+		if (insn_is(insn, 0xfff00000, 0xd5300000) && ((insn >> 5) & 0xffff) == 0xda11)
+			return "its first instruction reads DAIF (mrs), which the arm64 kernel "
+			       "does not step";
+		if (insn_is(insn, 0xfffff01f, 0xd503201f)) {
+			/* the hints the kernel steps: nop, the pointer
+			 * authentication ones that sign (pac*, xpaclri) and bti */
+			hint = (insn >> 5) & 0x7f;
+			if (hint != 0x00 && hint != 0x07 && hint != 0x08 && hint != 0x0a &&
+			    (hint < 0x18 || hint > 0x1b) && hint != 0x20 && hint != 0x22 &&
+			    hint != 0x24 && hint != 0x26)
+				return "its first instruction is a hint the arm64 kernel does not "
+				       "step (autiasp, wfe, ...)";
+		}
+		return NULL;
+	}
+	if (insn_is(insn, 0xbf000000, 0x18000000) || insn_is(insn, 0xff000000, 0x98000000) ||
+	    insn_is(insn, 0xff000000, 0xd8000000))
+		return "its first instruction loads a PC-relative literal (ldr, ldrsw, prfm), "
+		       "which the arm64 kernel neither steps nor simulates";
+	if (insn_is(insn, 0x3f800000, 0x08000000))
+		return "its first instruction is an exclusive load or store (ldxr, stxr, ...), "
+		       "which single-stepping would never let complete";
+	if (insn_is(insn, 0x3b200c00, 0x19000400))
+		return "its first instruction is a memory copy/set sequence (mops), which "
+		       "the arm64 kernel does not step";
+	return NULL;
+}
+
 /* Functions that read their own return address, which a return probe has
  * replaced with the kernel's trampoline.  setjmp and getcontext save it as
  * the place to resume: a later longjmp then jumps into the trampoline after
@@ -73,7 +149,6 @@ const char *uprobe_unsafe(int fd, const struct elf_sym *sym, uint64_t offset, bo
 	const char *base = sym->name + strspn(sym->name, "_");
 	unsigned char insn[16];
 	ssize_t n;
-	int op;
 
 	if (!sym->size)
 		return "no size: not entered by a call (a signal return trampoline, a label)";
@@ -93,11 +168,11 @@ const char *uprobe_unsafe(int fd, const struct elf_sym *sym, uint64_t offset, bo
 	n = pread(fd, insn, sizeof(insn), (off_t)offset);
 	if (n <= 0)
 		return "its first instruction cannot be read";
-	op = vex_opcode(insn, (size_t)n);
-	if (op >= 0 && emulated_as_branch(op))
-		return "its first instruction (VEX/EVEX encoded) would be emulated by the "
-		       "kernel as a branch, not executed";
-	return NULL;
+#if defined(__aarch64__)
+	return uprobe_insn_arm64(insn, (size_t)n, offset);
+#else
+	return uprobe_insn_x86(insn, (size_t)n);
+#endif
 }
 
 int uprobe_refuse_unsafe(const char *path, const char *name, bool retprobe, const char *spec)

@@ -1,12 +1,13 @@
 #!/bin/bash
 # Run every unit test binary (no root needed); sum their closing lines.
-# UNIT_DIR picks another build of them (the sanitizer build: build/asan/tests).
+# UNIT_DIR picks another build of them (the sanitizer build: build/asan/tests);
+# UNIT_RUN runs each through an emulator (a cross build: qemu-aarch64-static).
 cd "$(dirname "$0")/.." || exit 1
 p=0 f=0 s=0
 for t in "${UNIT_DIR:-build/tests}"/test_*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	echo "== $t"
-	out=$("$t" 2>&1); rc=$?
+	out=$(${UNIT_RUN:-} "$t" 2>&1); rc=$?
 	echo "$out"
 	line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
 	if [ -z "$line" ]; then

@@ -326,7 +326,8 @@ test_cgroup_set_serve_reload() {
 	for i in 1 2 3 4 5; do
 		echo "name=r$i: pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --cgroup $CT_REL" >"$conf"
 		kill -HUP $pid
-		for _ in $(seq 100); do grep -q "measurement 'r$i' attached" "$err" && break; sleep 0.1; done
+		# "Reloaded" is said once the removed measurement is gone
+		for _ in $(seq 100); do [ "$(grep -c '^Reloaded' "$err")" = $i ] && break; sleep 0.1; done
 	done
 	n=$(bpftool map list -j | python3 -c '
 import json, os, sys

@@ -92,6 +92,25 @@ test_uprobe_refuses_itself() {
 	pass "$out ($(((t1 - t0) / 1000000)) ms)"
 }
 
+# An ELF object of another machine (the aarch64 libc of the cross
+# toolchain, or an arm64 build) takes probes nothing here runs into: refused
+# in one line before anything is attached, not an empty measurement.
+test_uprobe_foreign_machine() {
+	local so out rc
+	so=$(ls /usr/aarch64-linux-gnu/lib/libc.so.6 "$TOP"/build/arm64/tests/calltree 2>/dev/null | head -1)
+	[ -n "$so" ] || { skip "no aarch64 ELF (scripts/deps.sh arm64 installs one)"; return; }
+	out=$("$KDIST" func "u:$so:*" -d 1 2>&1)
+	rc=$?
+	[ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && grep -q "Exec format error" <<<"$out" ||
+		{ fail "func rc $rc: $out"; return; }
+	out=$("$KDIST" pair "u:$so:malloc" "ur:$so:malloc" -d 1 2>&1)
+	rc=$?
+	[ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && grep -q "Exec format error" <<<"$out" ||
+		{ fail "pair rc $rc: $out"; return; }
+	no_leftovers || { fail "$(bpf_leftovers) programs or probes left"; return; }
+	pass "$out"
+}
+
 # pair's u:/ur: events get the same check: one line, nothing attached.  On
 # the private libc copy, so a missed refusal would touch no other process.
 test_uprobe_unsafe_pair_refused() {

@@ -3,11 +3,16 @@
 # functions and the command matrix (tests/matrix.sh) on stock Debian
 # kernels under QEMU/TCG, one VM per flavor, booted side by side: 6.1
 # (kprobes, no kprobe.multi) and 6.12 (kprobe.multi).  Each VM runs
-# tests/vm/func-vm.sh.  Ends with "N passed, N failed, N skipped".
+# tests/vm/func-vm.sh.  The arm64 flavors (arm64-6.1, arm64-6.12: Debian's
+# arm64 kernels under qemu-system-aarch64) run tests/vm/arm64-vm.sh with the
+# arm64 build (make ARCH=arm64), after the x86 ones, and prove the release
+# binary build/dist/kdist-*-aarch64 runs there when make dist made one.
+# Ends with "N passed, N failed, N skipped".
 # Where QEMU or the kernel packages cannot be had, the flavors are skipped
 # with the reason.
 cd "$(dirname "$0")/../.." || exit 1
-flavors=${KDIST_VM_FLAVORS:-6.1 6.12}
+flavors=${KDIST_VM_FLAVORS:-6.1 6.12 arm64-6.1 arm64-6.12}
+. tests/vm/arch.sh
 p=0 f=0 s=0
 out=$(mktemp -d /tmp/kdist-vmtier.XXXXXX)
 trap 'rm -rf "$out"' EXIT
@@ -16,24 +21,35 @@ skip_flavor() { echo "SKIP vm-$1: $2"; s=$((s + 1)); }
 
 # one flavor's VM, its output to $out/$flavor.log and its seconds to .time
 run_flavor() {
-	local flavor=$1 t0
+	local flavor=$1 t0 script=tests/vm/func-vm.sh
 	t0=$(date +%s)
+	vm_arch "$flavor"
+	[ "$vm_deb_arch" = amd64 ] || script=tests/vm/arm64-vm.sh
 	# the matrix's result lines go to build/matrix/$flavor.tsv (make matrix-doc)
 	KDIST_VM_OUT=$PWD/build/matrix KDIST_VM_TIMEOUT=${KDIST_VM_TIMEOUT:-1800} \
-		tests/vm/run-in-vm "$flavor" tests/vm/func-vm.sh >"$out/$flavor.log" 2>&1
+		tests/vm/run-in-vm "$flavor" "$script" >"$out/$flavor.log" 2>&1
 	echo $? >"$out/$flavor.rc"
 	echo $(($(date +%s) - t0)) >"$out/$flavor.time"
 }
 
 started=()
+arm=()
 for flavor in $flavors; do
+	if ! vm_arch "$flavor"; then
+		skip_flavor "$flavor" "unknown flavor"
+		continue
+	fi
 	if [ "$(id -u)" != 0 ]; then
 		skip_flavor "$flavor" "the VM tier needs root (to install QEMU and fetch kernels)"
 		continue
 	fi
-	if ! command -v qemu-system-x86_64 >/dev/null &&
-	   ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-system-x86 busybox-static >/dev/null 2>&1; then
-		skip_flavor "$flavor" "no qemu-system-x86_64 and it cannot be installed"
+	if ! command -v "$vm_qemu" >/dev/null &&
+	   ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$vm_qemu_pkg" >/dev/null 2>&1; then
+		skip_flavor "$flavor" "no $vm_qemu and it cannot be installed"
+		continue
+	fi
+	if [ ! -x "$vm_build/kdist" ]; then
+		skip_flavor "$flavor" "no $vm_build/kdist (make ARCH=arm64 builds it)"
 		continue
 	fi
 	if ! err=$(tests/vm/vm-kernel.sh "$flavor" 2>&1 >/dev/null); then
@@ -41,8 +57,18 @@ for flavor in $flavors; do
 		continue
 	fi
 	mkdir -p build/matrix
-	run_flavor "$flavor" &
 	started+=("$flavor")
+	# the arm64 VMs are short: after the x86 ones rather than beside them,
+	# on the two cores of the CI machine
+	if [ "$vm_deb_arch" = amd64 ]; then
+		run_flavor "$flavor" &
+	else
+		arm+=("$flavor")
+	fi
+done
+wait
+for flavor in "${arm[@]}"; do
+	run_flavor "$flavor" &
 done
 wait
 

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # vm-kernel.sh FLAVOR
 #
 # Fetch and unpack a stock Debian kernel for the VM tests, then print the
@@ -8,6 +8,7 @@
 #                                                           no kprobe.multi)
 #   FLAVOR 6.12  newest linux-image-6.12.N+deb12-amd64-unsigned
 #                                                  (kprobes, fentry, kprobe.multi)
+#   FLAVOR arm64-6.1, arm64-6.12: the same series for arm64 (tests/vm/arch.sh)
 #
 # Environment:
 #   KDIST_VM_CACHE       cache directory (default /var/cache/kdist-vm)
@@ -25,16 +26,18 @@ KDIR=$CACHE/kernels
 log() { printf 'vm-kernel: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-[ $# -eq 1 ] || die "usage: $0 6.1|6.12"
+[ $# -eq 1 ] || die "usage: $0 6.1|6.12|arm64-6.1|arm64-6.12"
 FLAVOR=$1
+# shellcheck source=tests/vm/arch.sh
+. "$(dirname "$0")/arch.sh"
+vm_arch "$FLAVOR" || die "unknown flavor '$FLAVOR' (expected 6.1, 6.12, arm64-6.1 or arm64-6.12)"
 
 # Name patterns (extended regex) of the image packages of each flavor.  A
 # flavor's ABI may be published as a signed package (plain name) and as an
 # -unsigned one; both are matched and the choice is made below.
-case $FLAVOR in
-6.1)  NAME_RE='^linux-image-6\.1\.0-[0-9]+-amd64(-unsigned)?$' ;;
-6.12) NAME_RE='^linux-image-6\.12\.[0-9]+\+deb12-amd64(-unsigned)?$' ;;
-*)    die "unknown flavor '$FLAVOR' (expected 6.1 or 6.12)" ;;
+case $vm_kflavor in
+6.1)  NAME_RE="^linux-image-6\\.1\\.0-[0-9]+-$vm_deb_arch(-unsigned)?\$" ;;
+6.12) NAME_RE="^linux-image-6\\.12\\.[0-9]+\\+deb12-$vm_deb_arch(-unsigned)?\$" ;;
 esac
 
 mkdir -p "$KDIR"
@@ -103,7 +106,7 @@ ensure() {
 	log "downloading $pkg=$ver"
 	# The sandbox user _apt cannot write into our cache; download as root.
 	(cd "$dest" && apt-get download -q -o APT::Sandbox::User=root \
-		"$pkg=$ver" >&2) || die "apt-get download $pkg=$ver failed"
+		"$pkg:$vm_deb_arch=$ver" >&2) || die "apt-get download $pkg=$ver failed"
 	deb=$(ls "$dest"/*.deb)
 	listing=$(dpkg-deb -c "$deb")
 	if ! printf '%s\n' "$listing" | grep -q ' \./boot/vmlinuz-' ||
@@ -147,7 +150,7 @@ for pkg in "$newest" "$newest-unsigned"; do
 	if [ -n "${KDIST_VM_KERNEL_PKG:-}" ] && [ "$pkg" != "$KDIST_VM_KERNEL_PKG" ]; then
 		continue
 	fi
-	ver=$(candidate_version "$pkg")
+	ver=$(candidate_version "$pkg:$vm_deb_arch")
 	[ -n "$ver" ] || continue
 	if ensure "$pkg" "$ver"; then
 		printf '%s\n' "$KDIR/${pkg}_$ver/root"

@@ -35,16 +35,29 @@ void sleep_clock(void)
 	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
 }
 
+/* arm64 has no poll(2) and select(2), only ppoll and pselect6 */
 void sleep_poll(void)
 {
+#ifdef SYS_poll
 	syscall(SYS_poll, NULL, 0, 2);
+#else
+	struct timespec ts = { 0, 2000000 };
+
+	syscall(SYS_ppoll, NULL, 0, &ts, NULL, 0);
+#endif
 }
 
 void sleep_select(void)
 {
+#ifdef SYS_select
 	struct timeval tv = { select_us / 1000000, select_us % 1000000 };
 
 	syscall(SYS_select, 0, NULL, NULL, NULL, &tv);
+#else
+	struct timespec ts = { select_us / 1000000, select_us % 1000000 * 1000 };
+
+	syscall(SYS_pselect6, 0, NULL, NULL, NULL, &ts, NULL);
+#endif
 }
 
 static void timed(const char *name, void (*fn)(void))

@@ -746,11 +746,13 @@ int cgroup_set_new(const char *spec, const char **cond, struct cgroup_set **out)
 	if (!s)
 		return -ENOMEM;
 	s->fd = -1;
-	err = find_mount();
+	/* without a set, nothing needs the cgroup v2 mount: a system without
+	 * one (cgroup v1 only) runs every command as before */
+	err = set_predicates(s, cond);
+	if (!err && (spec || s->npred))
+		err = find_mount();
 	if (!err && spec)
 		err = set_patterns(s, spec);
-	if (!err)
-		err = set_predicates(s, cond);
 	if (err || (!s->pat && !s->npred))
 		goto out;
 	err = cgroups_watch();

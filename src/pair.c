@@ -640,7 +640,10 @@ static int load(struct pair *p, struct options *o)
 		enum bpf_prog_type t1 = bpf_program__type(side_prog(p, 1));
 
 		p->cfg.task_storage = prog_type_task_storage(t0) && prog_type_task_storage(t1);
-		if (p->cfg.task_storage && !p->cfg.nby && !p->cfg.slow_ns && !p->cfg.restart)
+		/* --slower-than takes the task's identity at the END, the same
+		 * thread, when it needs no stack of the START */
+		if (p->cfg.task_storage && !p->cfg.nby && !p->cfg.restart &&
+		    p->cfg.slow_stack != SLOW_STACK_START)
 			p->cfg.tid_slots = tid_slots();
 		if (p->cfg.tid_slots) {
 			bpf_map__set_max_entries(p->skel->maps.tid_start, p->cfg.tid_slots);

@@ -25,7 +25,8 @@ import json, os, re, select, signal, statistics, subprocess, sys, time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(TOP, "build")
-KDIST = os.path.join(B, "kdist")
+# BENCH_KDIST: another build of kdist, e.g. to measure a change against main
+KDIST = os.environ.get("BENCH_KDIST", os.path.join(B, "kdist"))
 WL = os.path.join(B, "tests")
 FLOOR = os.path.join(B, "floor")
 N = int(os.environ.get("BENCH_CALLS", "2000000"))
@@ -42,7 +43,7 @@ PARTS = os.environ.get("BENCH_PARTS", "syscalls offcpu profile groups vm uprobe"
 # exit after SIGINT, each script part (seconds)
 ATTACH_TIMEOUT = float(os.environ.get("BENCH_ATTACH_TIMEOUT", "60"))
 RUN_TIMEOUT = float(os.environ.get("BENCH_RUN_TIMEOUT", "300"))
-EXIT_TIMEOUT = float(os.environ.get("BENCH_EXIT_TIMEOUT", "30"))
+EXIT_TIMEOUT = float(os.environ.get("BENCH_EXIT_TIMEOUT", "60"))
 PART_TIMEOUT = float(os.environ.get("BENCH_PART_TIMEOUT", "1800"))
 # the targets of the hot paths users run most (ratios of added cost)
 TARGETS = {"kdist syscalls / kdist pair": 1.15, "kdist pair -o json / kdist pair": 1.05,
@@ -111,6 +112,18 @@ PROFILE = {
 def have(exe):
     return os.path.isabs(exe) and os.access(exe, os.X_OK) or \
         subprocess.call(["which", exe], stdout=subprocess.DEVNULL) == 0
+
+
+# tracers running now: killed if the bench itself is stopped (Ctrl-C, a
+# signal), so that no probe outlives it
+LIVE = set()
+
+
+def stop_live(*_):
+    for p in list(LIVE):
+        p.kill()
+        p.wait()
+    sys.exit(130)
 
 
 class GaveUp(Exception):
@@ -220,6 +233,7 @@ def one_run(name, cfg, workload):
             # bpftrace says "Attaching" on stdout, the others on stderr
             tracer = subprocess.Popen(cmd(wl.pid), stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT)
+            LIVE.add(tracer)
             if isinstance(ready, float):
                 time.sleep(ready)
             else:
@@ -250,6 +264,7 @@ def one_run(name, cfg, workload):
                 tracer.kill()
                 tracer.wait()
                 raise
+            LIVE.discard(tracer)
             if tracer.args[0] == KDIST:
                 r["cost"] = kdist_cost(out)
                 r["run_ns"] = r["cost"].get("run_ns")
@@ -607,4 +622,8 @@ def live_groups_bench(doc):
 
 
 if __name__ == "__main__":
-    main()
+    signal.signal(signal.SIGTERM, stop_live)
+    try:
+        main()
+    except KeyboardInterrupt:
+        stop_live()

@@ -24,8 +24,11 @@ ROWS = [("kdist pair", "kdist pair", None),
 
 
 def load(path):
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"failed to read {path}: {e}")
 
 
 def flat(doc):
@@ -85,7 +88,10 @@ def table(doc):
 
 
 def readme(doc, path, check):
-    text = open(path).read()
+    try:
+        text = open(path).read()
+    except OSError as e:
+        sys.exit(f"failed to read {path}: {e}")
     try:
         a = text.index(BEGIN) + len(BEGIN)
         b = text.index(END, a)

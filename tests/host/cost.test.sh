@@ -93,3 +93,25 @@ test_cost_slower_than_in_tid_array() {
 		{ fail "$n slow sleeps of the sleeper printed, from $pids threads (3 of one expected): $out"; return; }
 	pass "START in the tid array; the 3 sleeps of 50 ms printed, one pid and tid"
 }
+
+# README's overhead table comes from a bench.json: bench/compare.py writes
+# it between the markers, and --check fails once a figure changed
+test_cost_readme_table_from_bench_json() {
+	local j=$TMP/bench.json r=$TMP/README.md
+	cat >"$j" <<'JSON'
+{"rounds": 5, "calls": 1000000, "machine": {"cpus": 2, "kernel": "k", "loadavg": [3.0, 3, 3]},
+ "syscalls": {"none": {"added_ns": 0}, "kdist pair": {"added_ns": 250.0},
+              "kdist syscalls": {"added_ns": 280.0}},
+ "ratios": {"kdist syscalls / kdist pair": {"value": 1.12, "rounds": [1.12], "target": 1.15, "met": true}}}
+JSON
+	sed -n '/^<!-- overhead table/,/^<!-- end of the overhead table/p' "$TOP/README.md" >"$r"
+	python3 "$TOP/bench/compare.py" --readme "$j" "$r" &&
+		python3 "$TOP/bench/compare.py" --readme "$j" "$r" --check ||
+		{ fail "table not written or not matching: $(cat "$r")"; return; }
+	grep -q '^| `kdist syscalls` | +280 | 1.12 | ≤ 1.15 (met) |$' "$r" ||
+		{ fail "no syscalls row: $(cat "$r")"; return; }
+	sed -i 's/280.0/300.0/' "$j"
+	python3 "$TOP/bench/compare.py" --readme "$j" "$r" --check 2>/dev/null &&
+		{ fail "--check passed over a changed figure"; return; }
+	pass "table written from bench.json; --check fails once a figure changed"
+}

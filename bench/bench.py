@@ -20,7 +20,9 @@ the workload, including the BPF programs that ran in its context.
 Configurations are interleaved over several rounds and medians taken.
 Every tool's start-to-attached time and peak RSS are measured in the same
 runs.  The figures are printed as a table and written as JSON
-(BENCH_JSON, default build/bench.json)."""
+(BENCH_JSON, default build/bench.json), every ratio with its rounds and
+target; bench/compare.py compares two such files.  Every wait is bounded
+(BENCH_*_TIMEOUT below) and names what it waited for when it gives up."""
 import json, os, re, select, signal, statistics, subprocess, sys, time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

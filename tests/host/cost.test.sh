@@ -1,39 +1,39 @@
 # BPF run-time statistics (two clock reads per run of every BPF program of
-# the machine) are on only while kdist's cost is shown: JSON, -v.
+# the machine) are on only while kdist's cost is shown: JSON (sampled: 5 ms
+# in every 100), -v (the whole run).  Whether kdist holds them is seen in
+# its open files (the kernel's "bpf-stats" descriptor), not in its
+# programs' counters: on a shared machine anyone else holding the
+# statistics on makes those move too.
 # shellcheck shell=bash
 
-# cost_run_ns ARGS...: the run time the kernel kept for kdist pair's START
-# program, run with ARGS over 2,000 getppid calls of its own workload
-cost_run_ns() {
-	local pid ns
-	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit "$@" \
-		-c "sleep 1; $WL/getppid_loop 2000; sleep 30" >/dev/null 2>"$TMP/cost.err" &
+# stats_seen ARGS...: of 300 looks at kdist pair's open files (3 s or more,
+# while it traces with ARGS), how many found the statistics descriptor
+stats_seen() {
+	local pid n=0 i
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit "$@" -d 120 \
+		>/dev/null 2>"$TMP/cost.err" &
 	pid=$!
 	wait_tracing "$TMP/cost.err" || { kill $pid; wait $pid; return 1; }
-	sleep 2
-	ns=$(bpftool -j prog show | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    # by the pid holding it where bpftool can tell (under the lock no
-    # other kdist runs)
-    if p.get("name") == "raw_start" and (
-            "pids" not in p or any(x["pid"] == '$pid' for x in p["pids"])):
-        print(p.get("run_time_ns", 0))
-        break')
+	for i in $(seq 300); do
+		ls -l /proc/$pid/fd 2>/dev/null | grep -q 'anon_inode:bpf-stats' && n=$((n + 1))
+		sleep 0.01
+	done
 	kill -INT $pid
 	wait $pid
-	echo "$ns"
+	echo "$n"
 }
 
 test_cost_statistics_only_when_shown() {
-	command -v bpftool >/dev/null || { skip "no bpftool to read the programs' statistics"; return; }
-	local off on
-	off=$(cost_run_ns) || { fail "not attached: $(cat "$TMP/cost.err")"; return; }
-	on=$(cost_run_ns -o json) || { fail "not attached: $(cat "$TMP/cost.err")"; return; }
-	[ -n "$on" ] && [ "$on" -gt 0 ] ||
-		{ fail "-o json: run time '$on' (statistics should be on)"; return; }
-	[ "$off" = 0 ] || { fail "text without -v: run time '$off' (statistics should be off)"; return; }
-	pass "START program run time: text 0 ns (statistics off), JSON $on ns"
+	local text json verbose
+	text=$(stats_seen) || { fail "not attached: $(cat "$TMP/cost.err")"; return; }
+	json=$(stats_seen -o json) || { fail "not attached: $(cat "$TMP/cost.err")"; return; }
+	verbose=$(stats_seen -v) || { fail "not attached: $(cat "$TMP/cost.err")"; return; }
+	[ "$text" = 0 ] || { fail "text without -v: statistics held at $text of 300 looks"; return; }
+	# windows of 5 ms every 100 ms: some looks, far fewer than all
+	[ "$json" -gt 0 ] && [ "$json" -lt 150 ] ||
+		{ fail "-o json: statistics held at $json of 300 looks (sampled: some, not most)"; return; }
+	[ "$verbose" -ge 290 ] || { fail "-v: statistics held at $verbose of 300 looks (all)"; return; }
+	pass "statistics held at text 0, JSON $json, -v $verbose of 300 looks"
 }
 
 # p50_of FORMAT: the getppid pair's p50 (ns) over a 300,000-call loop of

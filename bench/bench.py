@@ -318,6 +318,14 @@ def syscalls_report(sc, doc):
         return [(x - z) / (y - z) if None not in (x, y, z) and y > z else None
                 for x, y, z in zip(cpu[a], cpu[b], cpu["none"])]
 
+    base = [x for x in cpu["none"] if x is not None]
+    if len(base) > 1 and max(base) > 1.2 * min(base):
+        # the untraced loop alone moved more than the tracing adds: the
+        # ratios below are the machine's load, not the tools
+        print(f"  WARNING: the untraced loop ranged {min(base):.0f}-{max(base):.0f} ns per call "
+              f"over the rounds (load average {os.getloadavg()[0]:.1f}): the ratios below "
+              "are not to be trusted; run again on a quieter machine")
+        doc["unsteady"] = {"none_min": min(base), "none_max": max(base)}
     print("ratios of added cost (median of the rounds' ratios):")
     ratio(doc, "kdist syscalls / kdist pair", rounds("kdist syscalls", "kdist pair"),
           target=TARGETS["kdist syscalls / kdist pair"])

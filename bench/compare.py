@@ -78,6 +78,10 @@ def table(doc):
             if r and r.get("target") is not None else ""
         lines.append(f"| {label} | {sc[key]['added_ns']:+.0f} | "
                      f"{'' if x is None else f'{x:.2f}'} | {tgt} |")
+    if doc.get("unsteady"):
+        u = doc["unsteady"]
+        lines += ["", f"(The untraced loop ranged {u['none_min']:.0f}-{u['none_max']:.0f} ns per "
+                  "call over the rounds: the machine was too loaded for these figures.)"]
     oc, r = doc.get("offcpu") or {}, ratios.get("kdist offcpu / offcputime")
     if "kdist offcpu" in oc and "offcputime" in oc:
         lines += ["", f"`kdist offcpu` adds {oc['kdist offcpu']['added_ns']:+.0f} ns per "

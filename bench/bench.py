@@ -449,6 +449,11 @@ def main():
         ("profile", PROFILE, [os.path.join(WL, "hotspots"), str(PROFILE_ROUNDS)]),
     ]
     suites = [x for x in suites if x[0] in PARTS]
+    # BENCH_CONFIGS="none,kdist pair,...": only these configurations
+    only = [c for c in os.environ.get("BENCH_CONFIGS", "").split(",") if c]
+    for _, cfgs, _ in suites:
+        for n in [n for n in cfgs if only and n not in only and n != "none"]:
+            del cfgs[n]
     missing = {}
     for _, cfgs, _ in suites:
         for n, c in list(cfgs.items()):

@@ -20,12 +20,15 @@ the workload, including the BPF programs that ran in its context.
 Configurations are interleaved over several rounds and medians taken.
 Every tool's start-to-attached time and peak RSS are measured in the same
 runs.  The figures are printed as a table and written as JSON
-(BENCH_JSON, default build/bench.json)."""
-import json, os, re, signal, statistics, subprocess, sys, time
+(BENCH_JSON, default build/bench.json), every ratio with its rounds and
+target; bench/compare.py compares two such files.  Every wait is bounded
+(BENCH_*_TIMEOUT below) and names what it waited for when it gives up."""
+import json, os, re, select, signal, statistics, subprocess, sys, time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(TOP, "build")
-KDIST = os.path.join(B, "kdist")
+# BENCH_KDIST: another build of kdist, e.g. to measure a change against main
+KDIST = os.environ.get("BENCH_KDIST", os.path.join(B, "kdist"))
 WL = os.path.join(B, "tests")
 FLOOR = os.path.join(B, "floor")
 N = int(os.environ.get("BENCH_CALLS", "2000000"))
@@ -38,6 +41,15 @@ OUT = os.environ.get("BENCH_JSON", os.path.join(B, "bench.json"))
 # (kernel functions) and the uprobe attach times; e.g. BENCH_PARTS=syscalls
 # for the pair figures alone
 PARTS = os.environ.get("BENCH_PARTS", "syscalls offcpu profile groups vm uprobe").split()
+# every wait is bounded: a tracer's attach, a workload's run, a tracer's
+# exit after SIGINT, each script part (seconds)
+ATTACH_TIMEOUT = float(os.environ.get("BENCH_ATTACH_TIMEOUT", "60"))
+RUN_TIMEOUT = float(os.environ.get("BENCH_RUN_TIMEOUT", "300"))
+EXIT_TIMEOUT = float(os.environ.get("BENCH_EXIT_TIMEOUT", "60"))
+PART_TIMEOUT = float(os.environ.get("BENCH_PART_TIMEOUT", "1800"))
+# the targets of the hot paths users run most (ratios of added cost)
+TARGETS = {"kdist syscalls / kdist pair": 1.15, "kdist pair -o json / kdist pair": 1.05,
+           "kdist --slower-than / kdist pair": 1.2}
 
 BPFTRACE = ("tracepoint:raw_syscalls:sys_enter /pid == {pid}/ {{ @s[tid] = nsecs; }} "
             "tracepoint:raw_syscalls:sys_exit /pid == {pid} && @s[tid]/ "
@@ -45,8 +57,11 @@ BPFTRACE = ("tracepoint:raw_syscalls:sys_enter /pid == {pid}/ {{ @s[tid] = nsecs
 # libbpf-tools buffer stdout when it is a pipe: line-buffer their "Tracing"
 LINE = ["stdbuf", "-oL"]
 
-# name: (command for the workload's pid, word printed once attached or a
-# fixed wait in seconds, the executable that must exist)
+# name: (command for the workload's pid, how to know it is attached, the
+# executable that must exist).  Attached: a word it prints once attached;
+# LINKED, a BPF link among its open files (for tools that print nothing
+# until they exit); or a fixed wait in seconds.
+LINKED = "a BPF link among its open files"
 SYSCALLS = {
     "none": None,
     "floor (tracepoint)": (lambda p: [FLOOR, "tp"], b"attached", FLOOR),
@@ -62,10 +77,14 @@ SYSCALLS = {
     # as people run it: text, no cost shown, so no run-time statistics
     "kdist pair": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
                               "-p", str(p)], b"Tracing", KDIST),
-    # JSON carries kdist's cost: the statistics are on
+    # JSON carries kdist's cost: the statistics sampled (docs/pair.md)
     "kdist pair -o json": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
                                       "raw_syscalls:sys_exit", "-p", str(p), "-o", "json"],
                            b"Tracing", KDIST),
+    # -v keeps them on the whole run: the exact figure the sample estimates
+    "kdist pair -o json -v": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                         "raw_syscalls:sys_exit", "-p", str(p), "-o", "json",
+                                         "-v"], b"Tracing", KDIST),
     # every pair below the threshold: what --slower-than adds when nothing is slow
     "kdist --slower-than": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
                                        "raw_syscalls:sys_exit", "-p", str(p),
@@ -79,7 +98,8 @@ SYSCALLS = {
 OFFCPU = {
     "none": None,
     "kdist offcpu": (lambda p: [KDIST, "offcpu", "-p", str(p)], b"Tracing", KDIST),
-    "offcputime": (lambda p: LINE + ["offcputime", "-p", str(p)], b"Tracing", "offcputime"),
+    # Debian's offcputime (libbpf-tools 0.26) prints nothing until it exits
+    "offcputime": (lambda p: ["offcputime", "-p", str(p)], LINKED, "offcputime"),
 }
 PROFILE = {
     "none": None,
@@ -96,35 +116,110 @@ def have(exe):
         subprocess.call(["which", exe], stdout=subprocess.DEVNULL) == 0
 
 
-def wait_ready(proc, word):
-    """Read the tracer's output until it says it is attached."""
-    buf = b""
-    while word not in buf:
-        c = proc.stdout.read1(4096)
-        if not c:
-            raise RuntimeError("tracer exited before attaching: " + buf.decode(errors="replace"))
-        buf += c
-    return buf
+# tracers running now: killed if the bench itself is stopped (Ctrl-C, a
+# signal), so that no probe outlives it
+LIVE = set()
 
 
-def rusage_of(pid):
-    """Reap pid: (CPU seconds, peak RSS kB, context switches)."""
-    _, _, ru = os.wait4(pid, 0)
-    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, ru.ru_nvcsw + ru.ru_nivcsw
+def stop_live(*_):
+    for p in list(LIVE):
+        p.kill()
+        p.wait()
+    sys.exit(130)
+
+
+class GaveUp(Exception):
+    """A bounded wait ran out or a tool failed; the message names what was
+    waited for."""
+
+
+def bpf_links(pid):
+    """The BPF links among pid's open files."""
+    n = 0
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                n += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:bpf_link"
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return n
+
+
+def wait_ready(proc, ready, name):
+    """Wait, at most ATTACH_TIMEOUT s, until the tracer is attached: it
+    printed the word ready, or (LINKED) holds a BPF link.  Its output is
+    read all along, so that a full pipe never stops it."""
+    buf, deadline, links = b"", time.monotonic() + ATTACH_TIMEOUT, 0
+    while True:
+        if ready == LINKED:
+            n = bpf_links(proc.pid)
+            # the links of one tool come in one burst: ready once their
+            # number held for 100 ms
+            if n and n == links:
+                return buf
+            links = n
+        elif ready in buf:
+            return buf
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise GaveUp(f"{name}: no {ready!r} from {' '.join(proc.args)} after "
+                         f"{ATTACH_TIMEOUT:.0f} s (BENCH_ATTACH_TIMEOUT)" if ready != LINKED else
+                         f"{name}: no BPF link held by {' '.join(proc.args)} after "
+                         f"{ATTACH_TIMEOUT:.0f} s (BENCH_ATTACH_TIMEOUT)")
+        r, _, _ = select.select([proc.stdout], [], [], min(left, 0.1))
+        if r:
+            c = proc.stdout.read1(4096)
+            if not c:
+                proc.wait()
+                raise GaveUp(f"{name}: exited ({proc.returncode}) before attaching: "
+                             + buf.decode(errors="replace").strip()[-300:])
+            buf += c
+
+
+def rusage_of(pid, timeout, what):
+    """Reap pid, waiting at most timeout s (then kill it): (CPU seconds,
+    peak RSS kB, context switches)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        p, _, ru = os.wait4(pid, os.WNOHANG)
+        if p:
+            return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, ru.ru_nvcsw + ru.ru_nivcsw
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.wait4(pid, 0)
+            raise GaveUp(f"{what} did not end within {timeout:.0f} s: killed")
+        time.sleep(0.02)
+
+
+def read_all(f, timeout, what):
+    """Everything f gives until EOF, waiting at most timeout s."""
+    out, deadline = b"", time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise GaveUp(f"{what}: no end of output within {timeout:.0f} s")
+        r, _, _ = select.select([f], [], [], left)
+        if r:
+            c = f.read1(65536)
+            if not c:
+                return out
+            out += c
 
 
 def kdist_cost(out):
-    """ns inside kdist's BPF programs over the run, from its JSON."""
+    """kdist's cost over the run, from its JSON (last document)."""
     lines = [l for l in out.decode(errors="replace").splitlines() if l.startswith("{")]
     if not lines:
-        return None
-    cost = json.loads(lines[-1]).get("cost", {})
-    return cost.get("run_ns"), cost.get("ns_per_run"), cost.get("map_bytes")
+        return {}
+    return json.loads(lines[-1]).get("cost", {})
 
 
-def one_run(cfg, workload):
+def one_run(name, cfg, workload):
     """Run the workload (it waits for a byte on stdin) with the tracer cfg
-    attached to it.  Returns a dict of what was measured."""
+    attached to it.  Returns a dict of what was measured; raises GaveUp
+    naming what it waited for when a bounded wait ran out."""
     rfd, wfd = os.pipe()
     # (getppid_loop prints its CPU ns per call too with KDIST_WL_CPU)
     wl = subprocess.Popen(["sh", "-c", 'read x; exec "$@"', "sh"] + workload, stdin=rfd,
@@ -132,6 +227,7 @@ def one_run(cfg, workload):
     os.close(rfd)
     r = {}
     tracer = None
+    reaped = False
     try:
         if cfg:
             cmd, ready, _ = cfg
@@ -139,164 +235,245 @@ def one_run(cfg, workload):
             # bpftrace says "Attaching" on stdout, the others on stderr
             tracer = subprocess.Popen(cmd(wl.pid), stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT)
+            LIVE.add(tracer)
             if isinstance(ready, float):
                 time.sleep(ready)
             else:
-                wait_ready(tracer, ready)
+                wait_ready(tracer, ready, name)
                 r["attach_ms"] = (time.monotonic() - t0) * 1000
             time.sleep(0.2)
         t0 = time.monotonic()
         os.write(wfd, b"\n")
-        out = wl.stdout.read()
-        r["cpu_s"], _, r["switches"] = rusage_of(wl.pid)
-        wl.returncode = 0
+        what = f"{name}: the workload {os.path.basename(workload[0])}"
+        out = read_all(wl.stdout, RUN_TIMEOUT, what)
+        r["cpu_s"], _, r["switches"] = rusage_of(wl.pid, EXIT_TIMEOUT, what)
+        wl.returncode, reaped = 0, True
         r["wall_s"] = time.monotonic() - t0
         r["out"] = out.decode().split()
     finally:
         os.close(wfd)
+        if not reaped:
+            wl.kill()
+            wl.wait()
         if tracer:
             tracer.send_signal(signal.SIGINT)
-            out = tracer.stdout.read()
-            r["tracer_cpu_s"], r["rss_kb"], _ = rusage_of(tracer.pid)
-            tracer.returncode = 0
-            if cmd(0)[0] == KDIST:
-                r["run_ns"], r["ns_per_run"], r["map_bytes"] = kdist_cost(out) or (None,) * 3
+            what = f"{name}: {' '.join(tracer.args[:3])} after SIGINT"
+            try:
+                out = read_all(tracer.stdout, EXIT_TIMEOUT, what)
+                r["tracer_cpu_s"], r["rss_kb"], _ = rusage_of(tracer.pid, EXIT_TIMEOUT, what)
+                tracer.returncode = 0
+            except GaveUp:
+                tracer.kill()
+                tracer.wait()
+                raise
+            LIVE.discard(tracer)
+            if tracer.args[0] == KDIST:
+                r["cost"] = kdist_cost(out)
+                r["run_ns"] = r["cost"].get("run_ns")
     return r
 
 
 def med(runs, key):
-    v = [r[key] for r in runs if r.get(key) is not None]
+    v = [r[key] for r in runs if r and r.get(key) is not None]
     return statistics.median(v) if v else None
+
+
+def ratio(doc, name, rounds, note="", target=None):
+    """Record and print one ratio: the median of its per-round values (each
+    round's configurations ran close together in time, so a change of the
+    machine's load between rounds cancels out)."""
+    rounds = [x for x in rounds if x is not None and x == x]
+    if not rounds:
+        print(f"  {name:44s}    n/a   (no round with all its runs)")
+        return None
+    v = statistics.median(rounds)
+    met = None if target is None else v <= target
+    verdict = "" if target is None else f"; target <= {target}: {'met' if met else 'NOT met'}"
+    print(f"  {name:44s} {v:6.2f}   rounds {', '.join(f'{x:.2f}' for x in rounds)}{verdict}"
+          + (f"  ({note})" if note else ""))
+    doc.setdefault("ratios", {})[name] = {"value": v, "rounds": rounds, "target": target,
+                                          "met": met}
+    return v
 
 
 def syscalls_report(sc, doc):
     """The syscalls suite: ns per call from the loop's thread CPU clock."""
-    per_call = {n: statistics.median(float(r["out"][1]) for r in v) for n, v in sc.items()}
-    added = {n: per_call[n] - per_call["none"] for n in sc}
+    cpu = {n: [float(r["out"][1]) if r else None for r in v] for n, v in sc.items()}
+    per_call = {n: statistics.median(x for x in v if x is not None) for n, v in cpu.items()
+                if any(x is not None for x in v)}
+    added = {n: per_call[n] - per_call["none"] for n in per_call}
     print(f"\ngetppid loop, {N} calls, raw_syscalls sys_enter -> sys_exit of its pid (ns per call):")
     print(f"  {'':24s} {'CPU':>8s} {'added':>8s} {'x floor':>8s} {'attach ms':>10s} {'RSS MB':>7s}")
     fraw = added.get("floor (raw tracepoint)")
-    for n in sc:
+    for n in per_call:
         a, rss = med(sc[n], "attach_ms"), med(sc[n], "rss_kb")
         print(f"  {n:24s} {per_call[n]:8.1f} {added[n] if n != 'none' else 0:8.1f} "
               f"{added[n] / fraw if fraw and n != 'none' else 0:8.2f} "
               f"{a if a is not None else 0:10.0f} {rss / 1024 if rss else 0:7.1f}")
-    kd = added["kdist pair"]
-    # the same ratio within each round (its runs close together in time, so
-    # a change of the machine's load between rounds cancels out), then the median
-    cpu = {n: [float(r["out"][1]) for r in v] for n, v in sc.items()}
-    per_round = [(k - z) / (f - z) for k, f, z in
-                 zip(cpu["kdist pair"], cpu["floor (raw tracepoint)"], cpu["none"]) if f > z]
-    ratio = statistics.median(per_round) if per_round else float("nan")
-    print("ratios of added cost:")
-    print(f"  kdist pair / floor (raw tracepoint)  {ratio:6.2f}   median of the rounds' ratios "
-          f"({', '.join(f'{x:.2f}' for x in per_round)}; target <= 1.8: "
-          f"{'met' if ratio <= 1.8 else 'NOT met'})")
-    print(f"  kdist pair / floor (raw tracepoint)  {kd / fraw:6.2f}   of the medians")
-    fclk = added.get("floor (raw, clock)")
-    if fclk:
-        print(f"  kdist pair / floor (raw, clock)      {kd / fclk:6.2f}   (the two clock reads alone are "
-              f"{fclk / fraw:.2f} x the raw floor)")
-        fthr = added.get("floor (clock, thread)")
-        if fthr:
-            print(f"  kdist pair / floor (clock, thread)   {kd / fthr:6.2f}   (clock reads, current task "
-                  f"and -p alone: {fthr / fraw:.2f} x the raw floor)")
+
+    def rounds(a, b):
+        """(a - none) / (b - none) in each round where both ran"""
+        if a not in cpu or b not in cpu:
+            return []
+        return [(x - z) / (y - z) if None not in (x, y, z) and y > z else None
+                for x, y, z in zip(cpu[a], cpu[b], cpu["none"])]
+
+    base = [x for x in cpu["none"] if x is not None]
+    if len(base) > 1 and max(base) > 1.2 * min(base):
+        # the untraced loop alone moved more than the tracing adds: the
+        # ratios below are the machine's load, not the tools
+        print(f"  WARNING: the untraced loop ranged {min(base):.0f}-{max(base):.0f} ns per call "
+              f"over the rounds (load average {os.getloadavg()[0]:.1f}): the ratios below "
+              "are not to be trusted; run again on a quieter machine")
+        doc["unsteady"] = {"none_min": min(base), "none_max": max(base)}
+    print("ratios of added cost (median of the rounds' ratios):")
+    ratio(doc, "kdist syscalls / kdist pair", rounds("kdist syscalls", "kdist pair"),
+          target=TARGETS["kdist syscalls / kdist pair"])
+    ratio(doc, "kdist pair -o json / kdist pair", rounds("kdist pair -o json", "kdist pair"),
+          "BPF statistics sampled", TARGETS["kdist pair -o json / kdist pair"])
+    ratio(doc, "kdist --slower-than / kdist pair", rounds("kdist --slower-than", "kdist pair"),
+          "1s, no pair slower", TARGETS["kdist --slower-than / kdist pair"])
+    ratio(doc, "kdist pair -o json -v / kdist pair", rounds("kdist pair -o json -v", "kdist pair"),
+          "BPF statistics on the whole run")
+    for floor in ("floor (raw tracepoint)", "floor (raw, clock)", "floor (clock, thread)",
+                  "floor (raw, statistics)", "floor (tracepoint)"):
+        ratio(doc, f"kdist pair / {floor}", rounds("kdist pair", floor))
+    for peer in ("syscount -L", "bpftrace hist"):
+        ratio(doc, f"kdist pair / {peer}", rounds("kdist pair", peer))
     fst = added.get("floor (raw, statistics)")
-    if fst:
-        print(f"  kdist pair / floor (raw, statistics) {kd / fst:6.2f}   (the statistics alone add "
-              f"{fst - fraw:+.1f} ns per call)")
-    print(f"  kdist pair / floor (tracepoint)      {kd / added['floor (tracepoint)']:6.2f}")
-    for peer in ("kdist syscalls", "syscount -L", "bpftrace hist"):
-        if peer in added:
-            print(f"  kdist pair / {peer:24s} {kd / added[peer]:6.2f}")
-    slow = added["kdist --slower-than"]
-    print(f"  kdist --slower-than 1s / kdist pair  {slow / kd:6.2f}   "
-          f"({slow - kd:+.1f} ns per pair below the threshold)")
-    js = added["kdist pair -o json"]
-    print(f"  kdist pair -o json / floor (raw, statistics) {js / fst if fst else float('nan'):6.2f}"
-          f"   (both with the statistics on)")
-    own = med(sc["kdist pair -o json"], "ns_per_run")
-    if own is not None:
-        # two runs (START and END) per call; the programs also run, and leave
-        # at the pid filter, for every other syscall of the system
-        print(f"  kdist's own account (BPF run-time statistics): {2 * own:.1f} ns per call in "
-              f"its programs; the rest of the added cost is the hook's dispatch")
+    if fst is not None and fraw is not None:
+        print(f"  (the BPF run-time statistics alone add {fst - fraw:+.1f} ns per call "
+              "to every BPF program of the machine)")
     doc["syscalls"] = {n: {"cpu_ns_per_call": per_call[n], "added_ns": added[n],
                            "attach_ms": med(sc[n], "attach_ms"),
-                           "peak_rss_kb": med(sc[n], "rss_kb")} for n in sc}
-    doc["syscalls"]["kdist pair"]["bpf_ns_per_run"] = own
-    doc["syscalls"]["kdist pair"]["x_raw_floor_rounds"] = per_round
-    doc["syscalls"]["kdist pair"]["x_raw_floor"] = ratio
-    doc["syscalls"]["kdist pair"]["map_bytes"] = med(sc["kdist pair -o json"], "map_bytes")
+                           "peak_rss_kb": med(sc[n], "rss_kb")} for n in per_call}
+    cost_estimate(sc, doc)
+
+
+def cost_estimate(sc, doc):
+    """kdist's own cost as JSON reports it (statistics sampled) against the
+    whole run's statistics (-v), per getppid call: how far the estimate
+    lands from the real figure."""
+    def per_call(n, key):
+        v = [r["cost"][key] / N for r in sc.get(n, []) if r and r.get("cost", {}).get(key)]
+        return statistics.median(v) if v else None
+    est, real = per_call("kdist pair -o json", "run_ns"), per_call("kdist pair -o json -v", "run_ns")
+    if est is None or real is None:
+        print("  kdist's own cost: no estimate to compare (no cost in the JSON runs)")
+        return
+    share = med([r["cost"] if r else None for r in sc["kdist pair -o json"]], "sampled")
+    print(f"  kdist's own cost, ns per call inside its programs: estimated {est:.1f} "
+          f"(statistics on {100 * share if share else 0:.0f}% of the time), whole run {real:.1f}: "
+          f"the estimate is {100 * (est / real - 1):+.0f}%")
+    doc["cost_estimate"] = {"estimated_ns_per_call": est, "whole_run_ns_per_call": real,
+                            "sampled": share, "error": est / real - 1}
+
+
+def offcpu_report(oc, doc):
+    """The offcpu suite: the workload's CPU time per context switch."""
+    rnd = {n: [r["cpu_s"] * 1e9 / max(r["switches"], 1) if r else None for r in v]
+           for n, v in oc.items()}
+    per_sw = {n: statistics.median(x for x in v if x is not None) for n, v in rnd.items()
+              if any(x is not None for x in v)}
+    sw = med(oc["none"], "switches")
+    print(f"\npingpong, {SWITCHES} round trips (~{sw or 0:.0f} context switches; ns of the "
+          "workload's CPU per switch):")
+    for n in per_sw:
+        a, rss = med(oc[n], "attach_ms"), med(oc[n], "rss_kb")
+        print(f"  {n:24s} {per_sw[n]:8.1f} added {per_sw[n] - per_sw['none']:7.1f}"
+              + (f"   attach {a:.0f} ms, peak RSS {rss / 1024:.1f} MB" if rss else ""))
+    if "offcputime" in rnd and "kdist offcpu" in rnd:
+        ratio(doc, "kdist offcpu / offcputime",
+              [(k - z) / (o - z) if None not in (k, o, z) and o > z else None
+               for k, o, z in zip(rnd["kdist offcpu"], rnd["offcputime"], rnd["none"])],
+              "added ns per context switch")
+    doc["offcpu"] = {n: {"cpu_ns_per_switch": per_sw[n], "added_ns": per_sw[n] - per_sw["none"],
+                         "attach_ms": med(oc[n], "attach_ms"),
+                         "peak_rss_kb": med(oc[n], "rss_kb")} for n in per_sw}
+
+
+def profile_report(pc, doc):
+    """The profile suite: the tracer's CPU (its process, and kdist's BPF
+    programs) over the workload's wall time."""
+    print(f"\nhotspots, {PROFILE_ROUNDS * 4} ms of CPU work, sampled at {HZ} Hz "
+          "(the tracer's share of one CPU):")
+    doc["profile"] = {}
+    for n in pc:
+        v = [r for r in pc[n] if r]
+        if n == "none" or not v:
+            continue
+        share = statistics.median((r["tracer_cpu_s"] + (r.get("run_ns") or 0) / 1e9)
+                                  / r["wall_s"] for r in v)
+        a, rss = med(v, "attach_ms"), med(v, "rss_kb")
+        print(f"  {n:24s} {share * 100:6.2f}% of one CPU" +
+              (f"   attach {a:.0f} ms" if a is not None else "   attach n/a (silent)") +
+              f", peak RSS {(rss or 0) / 1024:.1f} MB")
+        doc["profile"][n] = {"cpu_share": share, "attach_ms": a, "peak_rss_kb": rss}
+    print("  (perf's in-kernel sampling is not in its share; kdist's BPF programs are in its)")
+
+
+def run_suites(suites, doc):
+    """Every configuration of every suite once per round, interleaved; a
+    line per part when it starts, a mark per run ('.' done, 'x' gave up)."""
+    runs = {s: {n: [] for n in cfgs} for s, cfgs, _ in suites}
+    for s, cfgs, wl in suites:
+        print(f"part {s}: {len(cfgs)} configurations x {ROUNDS} rounds "
+              f"({' '.join(os.path.basename(w) for w in wl)})", flush=True)
+    failed = doc.setdefault("failed", {})
+    for i in range(ROUNDS):
+        for s, cfgs, wl in suites:
+            print(f"  {s} round {i + 1}/{ROUNDS} ", end="", flush=True)
+            t0 = time.monotonic()
+            for n, c in cfgs.items():
+                if n in failed:
+                    runs[s][n].append(None)
+                    print("-", end="", flush=True)
+                    continue
+                try:
+                    runs[s][n].append(one_run(n, c, wl))
+                    print(".", end="", flush=True)
+                except (GaveUp, OSError, ValueError, IndexError) as e:
+                    # one configuration gave up: the others go on
+                    runs[s][n].append(None)
+                    failed[n] = str(e)
+                    print(f"x\n    gave up: {e}\n    ", end="", flush=True)
+            print(f" {time.monotonic() - t0:.0f} s", flush=True)
+    return runs
 
 
 def main():
+    t_start = time.monotonic()
     suites = [
         ("syscalls", SYSCALLS, [os.path.join(WL, "getppid_loop"), str(N)]),
         ("offcpu", OFFCPU, [os.path.join(WL, "pingpong"), str(SWITCHES)]),
         ("profile", PROFILE, [os.path.join(WL, "hotspots"), str(PROFILE_ROUNDS)]),
     ]
     suites = [x for x in suites if x[0] in PARTS]
+    # BENCH_CONFIGS="none,kdist pair,...": only these configurations
+    only = [c for c in os.environ.get("BENCH_CONFIGS", "").split(",") if c]
+    for _, cfgs, _ in suites:
+        for n in [n for n in cfgs if only and n not in only and n != "none"]:
+            del cfgs[n]
     missing = {}
     for _, cfgs, _ in suites:
         for n, c in list(cfgs.items()):
             if c and not have(c[2]):
                 missing[n] = c[2]
                 del cfgs[n]
-    runs = {s: {n: [] for n in cfgs} for s, cfgs, _ in suites}
-    for _ in range(ROUNDS):
-        for s, cfgs, wl in suites:
-            for n, c in cfgs.items():
-                runs[s][n].append(one_run(c, wl))
-    doc = {"rounds": ROUNDS, "machine": {"cpus": os.cpu_count(), "kernel": os.uname().release},
-           "missing": missing}
-    print(f"Medians of {ROUNDS} interleaved rounds; cost = the workload's own CPU time.")
+    doc = {"rounds": ROUNDS, "calls": N, "machine": {"cpus": os.cpu_count(),
+           "kernel": os.uname().release, "loadavg": os.getloadavg()}, "missing": missing}
     for n, why in missing.items():
-        print(f"  (no {n}: {why} is not installed)")
-
-    # syscalls: ns per call from the loop's thread CPU clock
-    sc = runs.get("syscalls", {})
-    if sc:
-        syscalls_report(sc, doc)
-
-    # offcpu: the workload's CPU time per context switch
-    oc = runs.get("offcpu", {})
-    if len(oc) > 1:
-        per_sw = {n: statistics.median(r["cpu_s"] * 1e9 / max(r["switches"], 1) for r in v)
-                  for n, v in oc.items()}
-        sw = med(oc["none"], "switches")
-        print(f"\npingpong, {SWITCHES} round trips (~{sw:.0f} context switches; ns of the "
-              "workload's CPU per switch):")
-        for n in oc:
-            a, rss = med(oc[n], "attach_ms"), med(oc[n], "rss_kb")
-            print(f"  {n:24s} {per_sw[n]:8.1f} added {per_sw[n] - per_sw['none']:7.1f}"
-                  + (f"   attach {a:.0f} ms, peak RSS {rss / 1024:.1f} MB" if rss else ""))
-        if "offcputime" in oc:
-            ko, po = per_sw["kdist offcpu"] - per_sw["none"], per_sw["offcputime"] - per_sw["none"]
-            print(f"  kdist offcpu / offcputime added cost {ko / po if po > 0 else float('nan'):.2f}")
-        doc["offcpu"] = {n: {"cpu_ns_per_switch": per_sw[n],
-                             "added_ns": per_sw[n] - per_sw["none"],
-                             "attach_ms": med(oc[n], "attach_ms"),
-                             "peak_rss_kb": med(oc[n], "rss_kb")} for n in oc}
-
-    # profile: the tracer's CPU (its process, and kdist's BPF programs) over
-    # the workload's wall time
-    pc = runs.get("profile", {})
-    if len(pc) > 1:
-        print(f"\nhotspots, {PROFILE_ROUNDS * 4} ms of CPU work, sampled at {HZ} Hz "
-              "(the tracer's share of one CPU):")
-        doc["profile"] = {}
-        for n in pc:
-            if n == "none":
-                continue
-            share = statistics.median((r["tracer_cpu_s"] + (r.get("run_ns") or 0) / 1e9)
-                                      / r["wall_s"] for r in pc[n])
-            a, rss = med(pc[n], "attach_ms"), med(pc[n], "rss_kb")
-            print(f"  {n:24s} {share * 100:6.2f}% of one CPU" +
-                  (f"   attach {a:.0f} ms" if a is not None else "   attach n/a (silent)") +
-                  f", peak RSS {rss / 1024:.1f} MB")
-            doc["profile"][n] = {"cpu_share": share, "attach_ms": a, "peak_rss_kb": rss}
-        print("  (perf's in-kernel sampling is not in its share; kdist's BPF programs are in its)")
+        print(f"(no {n}: {why} is not installed)")
+    runs = run_suites(suites, doc)
+    print(f"\nMedians of {ROUNDS} interleaved rounds; cost = the workload's own CPU time.")
+    for n, why in doc["failed"].items():
+        print(f"  (gave up on {n}: {why})")
+    if runs.get("syscalls", {}).get("none") and any(runs["syscalls"]["none"]):
+        syscalls_report(runs["syscalls"], doc)
+    if len(runs.get("offcpu", {})) > 1 and any(runs["offcpu"]["none"]):
+        offcpu_report(runs["offcpu"], doc)
+    if len(runs.get("profile", {})) > 1:
+        profile_report(runs["profile"], doc)
 
     # func's histogram memory, from the map value sizes of today's layout
     doc["func_memory"] = func_memory()
@@ -310,19 +487,48 @@ def main():
         doc["vm"] = script_lines("bench/func-attach.sh")
     if "uprobe" in PARTS:
         doc["uprobe"] = script_lines("bench/uprobe-attach.sh")
+    doc["machine"]["loadavg_end"] = os.getloadavg()
+    doc["wall_s"] = time.monotonic() - t_start
+    targets = {k: v for k, v in doc.get("ratios", {}).items() if v["target"] is not None}
+    if targets:
+        print("\ntargets (medians of interleaved rounds):")
+        for k, v in targets.items():
+            print(f"  {k:44s} {v['value']:6.2f} <= {v['target']}: "
+                  f"{'met' if v['met'] else 'NOT met'}")
     with open(OUT, "w") as f:
         json.dump(doc, f, indent=1)
     print(f"\nfigures written to {OUT}")
+    w = doc["wall_s"]
+    print(f"bench wall time {int(w // 60)} min {w % 60:.0f} s "
+          f"(load average {doc['machine']['loadavg'][0]:.1f} at the start, "
+          f"{doc['machine']['loadavg_end'][0]:.1f} at the end)")
 
 
 def script_lines(script):
-    """Run a bench script, printing its lines as they come; returns them."""
-    sys.stdout.flush()
-    lines = []
-    with subprocess.Popen([os.path.join(TOP, script)], stdout=subprocess.PIPE, text=True) as p:
-        for line in p.stdout:
-            print(line, end="", flush=True)
-            lines.append(line.rstrip("\n"))
+    """Run a bench script, printing its lines as they come; returns them.
+    Bounded by BENCH_PART_TIMEOUT."""
+    print(f"\npart {script}:", flush=True)
+    lines, deadline = [], time.monotonic() + PART_TIMEOUT
+    with subprocess.Popen([os.path.join(TOP, script)], stdout=subprocess.PIPE,
+                          start_new_session=True) as p:
+        buf = b""
+        while True:
+            left = deadline - time.monotonic()
+            r = select.select([p.stdout], [], [], max(left, 0))[0] if left > 0 else []
+            if not r:
+                os.killpg(p.pid, signal.SIGKILL)
+                msg = f"gave up on {script}: no end within {PART_TIMEOUT:.0f} s (BENCH_PART_TIMEOUT)"
+                print(msg, flush=True)
+                lines.append(msg)
+                break
+            c = p.stdout.read1(65536)
+            if not c:
+                break
+            buf += c
+            *done, buf = buf.split(b"\n")
+            for line in done:
+                print(line.decode(errors="replace"), flush=True)
+                lines.append(line.decode(errors="replace"))
     return lines
 
 
@@ -364,8 +570,12 @@ def groups_bench():
     exe = os.path.join(TOP, "build/tests/test_measure")
     if not os.path.exists(exe):
         subprocess.call(["make", "-C", TOP, "--no-print-directory", "build/tests/test_measure"])
-    out = subprocess.run([exe], env=dict(os.environ, KDIST_BENCH_GROUPS="1"),
-                         capture_output=True, text=True).stdout
+    try:
+        out = subprocess.run([exe], env=dict(os.environ, KDIST_BENCH_GROUPS="1"),
+                             capture_output=True, text=True, timeout=PART_TIMEOUT).stdout
+    except subprocess.TimeoutExpired:
+        print(f"100,000 groups: gave up on {exe} after {PART_TIMEOUT:.0f} s")
+        return
     for line in out.splitlines():
         if line.startswith("groups-bench:"):
             add, diff = map(float, line.split()[1:])
@@ -385,15 +595,31 @@ def live_groups_bench(doc):
     cmd = [KDIST, "pair", "syscalls:sys_enter_close", "syscalls:sys_exit_close", "--by", "fd",
            "--max-groups", "131072", "-i", "1", "-o", "json", "-c",
            f"for i in $(seq {runs}); do {WL}/syserr 0 0 100000; done"]
+    print(f"\npart groups: kdist pair --by fd over {runs} x 100,000 distinct closes, "
+          "a mark per interval ", end="", flush=True)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    rows = []
-    for line in p.stdout:
-        t = time.time()
-        d = json.loads(line)
-        if "interval" in d:
-            rows.append((len(d["groups"]), t - d["start_unix"] - d["duration_s"], d["lost"],
-                         d["cost"].get("map_bytes", 0)))
+    rows, buf, deadline = [], b"", time.monotonic() + PART_TIMEOUT
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([p.stdout], [], [], left)[0]:
+            p.kill()
+            print(f"\ngave up on the groups part: kdist pair --by fd did not end within "
+                  f"{PART_TIMEOUT:.0f} s (BENCH_PART_TIMEOUT)")
+            break
+        c = p.stdout.read1(1 << 20)
+        if not c:
+            break
+        buf += c
+        *done, buf = buf.split(b"\n")
+        for line in done:
+            t = time.time()
+            d = json.loads(line)
+            if "interval" in d:
+                print(".", end="", flush=True)
+                rows.append((len(d["groups"]), t - d["start_unix"] - d["duration_s"], d["lost"],
+                             d["cost"].get("map_bytes", 0)))
     p.wait()
+    print(flush=True)
     big = [r for r in rows if r[0] >= 50000]
     if not big:
         print("\n100,000 groups live: no interval with 50,000 groups or more")
@@ -411,4 +637,8 @@ def live_groups_bench(doc):
 
 
 if __name__ == "__main__":
-    main()
+    signal.signal(signal.SIGTERM, stop_live)
+    try:
+        main()
+    except KeyboardInterrupt:
+        stop_live()

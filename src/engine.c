@@ -8,7 +8,10 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +21,160 @@
 
 /* BPF run-time statistics (run_cnt, run_time_ns of every program) cost two
  * clock reads per program run, so the kernel keeps them off unless a
- * BPF_ENABLE_STATS descriptor is open or the global sysctl is on.  kdist
- * holds one descriptor while any engine is open: closing it (or exiting)
- * turns them off again, whatever happens to kdist. */
+ * BPF_ENABLE_STATS descriptor is open or the global sysctl is on.  They are
+ * kernel-wide: while on, every BPF program of the machine pays them (make
+ * bench: +165 ns per getppid pair, more than running the programs at all),
+ * and the time a pair measures holds them.  So kdist holds a descriptor
+ * only while its cost is shown, and then, unless -v asks for the exact
+ * figure, only for STATS_WINDOW_MS out of every STATS_PERIOD_MS: the
+ * counters move only in those windows, and engine_read scales them by the
+ * time they covered (docs/pair.md, "kdist's own cost").  Closing the
+ * descriptor (or exiting) turns them off again, whatever happens to kdist. */
+#define STATS_PERIOD_MS 100
+#define STATS_WINDOW_MS 5
+
 static int stats_fd = -1, stats_users, stats_err;
 static bool stats_off;
 
-/* The two clock reads add about as much per event as running the programs
- * at all (make bench: the raw-tracepoint floor with and without them), to
- * every BPF program of the machine: only when the cost is shown. */
+/* The sampler: a thread that opens the descriptor for a window, and reads
+ * the counters of every engine in `sampled` inside it: after the switch
+ * on, before the switch off, so that another holder of the statistics
+ * (kdist -v, bpftool, the sysctl) or the switch's own time never counts.
+ * Each engine adds up its windows (win_*) since engine_reset. */
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t stop_cv;
+	bool running, stop;
+	struct engine *sampled;
+} sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct prog_counters {
+	uint64_t misses, runs, run_ns;
+	int programs;
+	bool has_misses;	/* the kernel reports recursion_misses (5.12) */
+};
+
+static struct prog_counters prog_counters(struct engine *e);
+
+/* Sleep ms unless told to stop (lock held); true when told to stop. */
+static bool sampler_sleep(unsigned int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	while (!sampler.stop && pthread_cond_timedwait(&sampler.stop_cv, &sampler.lock, &ts) == 0)
+		;
+	return sampler.stop;
+}
+
+static void *sampler_run(void *arg)
+{
+	pthread_mutex_lock(&sampler.lock);
+	while (!sampler.stop) {
+		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME), nprog = 0;
+		struct engine *e;
+
+		if (fd < 0) {
+			stats_err = errno;
+			break;
+		}
+		for (e = sampler.sampled; e; e = e->next_sampled) {
+			struct prog_counters pc = prog_counters(e);
+
+			e->w_t = now_ns();
+			e->w_runs = pc.runs;
+			e->w_run_ns = pc.run_ns;
+			nprog += pc.programs;
+		}
+		sampler_sleep(STATS_WINDOW_MS);
+		for (e = sampler.sampled; e; e = e->next_sampled) {
+			struct prog_counters pc;
+
+			if (!e->w_t)
+				continue;	/* came in, or was reset, meanwhile */
+			pc = prog_counters(e);
+			e->win_runs += pc.runs - e->w_runs;
+			e->win_run_ns += pc.run_ns - e->w_run_ns;
+			e->win_ns += now_ns() - e->w_t;
+			e->w_t = 0;
+		}
+		close(fd);
+		/* reading a program's counters is a system call: with
+		 * thousands of programs (func), windows come less often */
+		if (sampler_sleep((STATS_PERIOD_MS - STATS_WINDOW_MS) *
+				  (nprog > 256 ? nprog / 256 : 1)))
+			break;
+	}
+	pthread_mutex_unlock(&sampler.lock);
+	return arg;
+}
+
+static void sampler_list(struct engine *e, bool in)
+{
+	struct engine **p;
+
+	pthread_mutex_lock(&sampler.lock);
+	for (p = &sampler.sampled; *p && *p != e; p = &(*p)->next_sampled)
+		;
+	if (*p && !in)
+		*p = e->next_sampled;
+	else if (!*p && in) {
+		e->next_sampled = sampler.sampled;
+		sampler.sampled = e;
+	}
+	pthread_mutex_unlock(&sampler.lock);
+}
+
+static int sampler_start(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int err;
+
+	/* sampler_sleep's deadlines are on the monotonic clock */
+	if (pthread_condattr_init(&ca) || pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&sampler.stop_cv, &ca))
+		return EINVAL;
+	pthread_condattr_destroy(&ca);
+	/* signals (Ctrl-C, the interval timer) stay the main thread's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	sampler.stop = false;
+	err = pthread_create(&sampler.thread, NULL, sampler_run, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sampler.running = !err;
+	if (err)
+		pthread_cond_destroy(&sampler.stop_cv);
+	return err;
+}
+
+static void sampler_stop(void)
+{
+	if (!sampler.running)
+		return;
+	pthread_mutex_lock(&sampler.lock);
+	sampler.stop = true;
+	pthread_cond_signal(&sampler.stop_cv);
+	pthread_mutex_unlock(&sampler.lock);
+	pthread_join(sampler.thread, NULL);
+	pthread_cond_destroy(&sampler.stop_cv);
+	sampler.running = false;
+}
+
+/* Sampled unless -v: the exact figure costs every BPF program of the
+ * machine the statistics for the whole run. */
+static bool stats_sampled(void)
+{
+	return !kd_verbose_level;
+}
+
 void engine_stats_wanted(bool on)
 {
 	stats_off = !on;
@@ -35,12 +183,20 @@ void engine_stats_wanted(bool on)
 static void stats_get(struct engine *e)
 {
 	if (!stats_users++) {
-		stats_fd = stats_off ? -1 : bpf_enable_stats(BPF_STATS_RUN_TIME);
-		stats_err = stats_off ? EOPNOTSUPP : stats_fd < 0 ? errno : 0;
+		stats_fd = -1;
+		stats_err = 0;
+		if (stats_off)
+			stats_err = EOPNOTSUPP;
+		else if (stats_sampled())
+			stats_err = sampler_start();
+		else if ((stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
+			stats_err = errno;
 		if (stats_err && !stats_off)
 			kd_info("no BPF run-time statistics: %s", strerror(stats_err));
 	}
 	e->stats = true;
+	if (sampler.running)
+		sampler_list(e, true);
 }
 
 static void stats_put(struct engine *e)
@@ -48,11 +204,30 @@ static void stats_put(struct engine *e)
 	if (!e->stats)
 		return;
 	e->stats = false;
+	sampler_list(e, false);
 	if (--stats_users)
 		return;
+	sampler_stop();
 	if (stats_fd >= 0)
 		close(stats_fd);
 	stats_fd = -1;
+}
+
+/* The share of the time since engine_reset that e's counters were read in
+ * windows, and what they moved meanwhile: 1 and nothing when the
+ * statistics are on throughout (-v) or off. */
+static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
+{
+	double share;
+
+	if (!sampler.running)
+		return 1;
+	pthread_mutex_lock(&sampler.lock);
+	share = now_ns() > e->t0 ? (double)e->win_ns / (now_ns() - e->t0) : 0;
+	*runs = e->win_runs;
+	*run_ns = e->win_run_ns;
+	pthread_mutex_unlock(&sampler.lock);
+	return share;
 }
 
 int engine_opened(const void *skel)
@@ -282,12 +457,6 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	return 0;
 }
 
-struct prog_counters {
-	uint64_t misses, runs, run_ns;
-	int programs;
-	bool has_misses;	/* the kernel reports recursion_misses (5.12) */
-};
-
 static void prog_count(struct prog_counters *pc, int fd)
 {
 	struct bpf_prog_info info;
@@ -326,16 +495,20 @@ int engine_fd(struct engine *e, int fd, bool prog)
 	size_t *n = prog ? &e->nprog_fds : &e->nlink_fds;
 	int *nv;
 
+	/* the sampler reads prog_fds meanwhile */
+	pthread_mutex_lock(&sampler.lock);
 	/* 16, then doubled: full when n is a power of two from 16 on */
 	if (!*n || (*n >= 16 && !(*n & (*n - 1)))) {
 		nv = realloc(*v, (*n ? 2 * *n : 16) * sizeof(**v));
 		if (!nv) {
+			pthread_mutex_unlock(&sampler.lock);
 			close(fd);
 			return -ENOMEM;
 		}
 		*v = nv;
 	}
 	(*v)[(*n)++] = fd;
+	pthread_mutex_unlock(&sampler.lock);
 	return 0;
 }
 
@@ -355,6 +528,10 @@ void engine_reset(struct engine *e)
 	e->misses0 = pc.misses;
 	e->runs0 = pc.runs;
 	e->run_ns0 = pc.run_ns;
+	pthread_mutex_lock(&sampler.lock);
+	e->t0 = now_ns();
+	e->win_ns = e->win_runs = e->win_run_ns = e->w_t = 0;
+	pthread_mutex_unlock(&sampler.lock);
 }
 
 /* Closing a perf-event link waits for an RCU tasks-trace grace period
@@ -365,6 +542,8 @@ void engine_reset(struct engine *e)
 
 void engine_close(struct engine *e)
 {
+	/* the sampler reads the programs: not once they are closed */
+	sampler_list(e, false);
 	engine_links_destroy(&e->links);
 	/* fentry links: closing one waits for RCU tasks grace periods under
 	 * ftrace's locks, so closing them in parallel gains nothing */
@@ -454,6 +633,7 @@ int engine_read(struct engine *e, struct measurement *m)
 	struct prog_counters pc = prog_counters(e);
 	struct m_cost cost = { .programs = pc.programs, .err = stats_err };
 	int err = e->spill_rb ? spill_drain(e) : 0;
+	uint64_t runs, run_ns;
 
 	if (err)
 		return err;
@@ -480,6 +660,14 @@ int engine_read(struct engine *e, struct measurement *m)
 		measurement_add_drop(m, "skipped_by_kernel", pc.misses - e->misses0);
 	cost.runs = pc.runs - e->runs0;
 	cost.run_ns = pc.run_ns - e->run_ns0;
+	cost.sampled = stats_window(e, &runs, &run_ns);
+	if (cost.sampled > 0 && cost.sampled < 1) {
+		/* the windows' share of the programs' work, scaled up */
+		cost.runs = runs / cost.sampled + 0.5;
+		cost.run_ns = run_ns / cost.sampled + 0.5;
+	} else if (cost.sampled <= 0 && !cost.err) {
+		cost.err = EAGAIN;	/* no window yet: nothing to scale */
+	}
 	cost.map_bytes = maps_memlock(e);
 	m_cost_add(&m->cost, &cost);
 	return 0;

@@ -66,6 +66,12 @@ struct engine {
 	bool stats;			/* holds a reference on the run-time stats */
 	/* program counters when the measurement started (engine_reset) */
 	uint64_t misses0, runs0, run_ns0;
+	uint64_t t0;			/* then, on the monotonic clock */
+	/* the sampled statistics' windows since then: their time and what
+	 * the programs' counters moved in them; the open window's start */
+	uint64_t win_ns, win_runs, win_run_ns;
+	uint64_t w_t, w_runs, w_run_ns;
+	struct engine *next_sampled;
 	struct ring_buffer *spill_rb;	/* NULL: the object has no spill ring */
 	int spill_err;			/* a record could not be kept: -errno */
 	uint64_t nspilled;		/* events taken, for -v */

@@ -425,6 +425,8 @@ void m_cost_add(struct m_cost *to, const struct m_cost *c)
 	to->err = to->err ? to->err : c->err;
 	to->runs += c->runs;
 	to->run_ns += c->run_ns;
+	/* the engines of one run share one sampler */
+	to->sampled = to->sampled ? to->sampled : c->sampled;
 	to->map_bytes += c->map_bytes;
 }
 

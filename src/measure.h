@@ -162,6 +162,9 @@ struct m_cost {
 	int programs;		/* 0: no BPF programs behind this measurement */
 	int err;		/* errno: the kernel refused the statistics */
 	uint64_t runs, run_ns;
+	/* the share of the time the statistics were on: 1 throughout (-v),
+	 * below 1 when runs and run_ns are scaled up from sampled windows */
+	double sampled;
 	/* the kernel's account of the memory its maps hold (their fdinfo
 	 * memlock: what is allocated now, for maps that grow as used) */
 	uint64_t map_bytes;

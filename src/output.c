@@ -633,6 +633,8 @@ static void write_cost_json(FILE *f, const struct measurement *m)
 		json_num(f, c->run_ns / (m->duration_s * 1e9));
 	else
 		fputs("null", f);
+	fputs(",\"sampled\":", f);
+	json_num(f, c->sampled);
 	fputc('}', f);
 }
 

@@ -32,8 +32,9 @@ struct {
 	__type(value, struct start_val);
 } task_start SEC(".maps");
 
-/* START times by thread id, where a START keeps nothing but its time (no
- * --by read at START, no --slower-than, no restarts): the verifier inlines
+/* START times by thread id, where a START keeps nothing but its time and
+ * at most one --by number (no string or stack read at START, no
+ * --slower-than stack of the START, no restarts): the verifier inlines
  * an array lookup, where a task storage lookup is a helper call (about
  * 25 ns per event on the benchmark's machine, docs/pair.md).  User space
  * sizes it (cfg.tid_slots, at most pid_max); a thread whose tid is beyond
@@ -43,6 +44,7 @@ struct {
 struct tid_slot {
 	__u64 ts;
 	__u64 born;
+	__u64 v;	/* a single --by number read at START (syscalls: the id) */
 };
 
 struct {
@@ -383,6 +385,8 @@ static __always_inline int start_thread(void *ctx, int src)
 		if (slot->ts && slot->born == born)
 			drop(DROP_START_REPLACED);
 		slot->born = born;
+		if (cfg.nby)
+			slot->v = read_val(ctx, &cfg.by[0], src);
 		slot->ts = bpf_ktime_get_ns();
 		return 0;
 	}
@@ -537,15 +541,25 @@ static __always_inline int end_thread(void *ctx, int src)
 	*start = 0;
 	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
 		return 0;
-	if (cfg.nby || cfg.end_by_on || cfg.slow_ns) {
+	/* a START in a slot kept no task: a slow pair's is the END's, the
+	 * same thread, taken only when the pair is slow */
+	if (cfg.nby || cfg.end_by_on || (cfg.slow_ns && (sv || delta > cfg.slow_ns))) {
 		struct group_key g = {};
 		struct match_key k = {};	/* by thread: no key fields */
 
 		if (cfg.nby && sv)
 			g = sv->group;
+		else if (cfg.nby)
+			g.v[0] = slot->v;
 		end_group(ctx, &g, src);
-		if (sv)
+		if (sv) {
 			slow_emit(ctx, &sv->slow, &k, &g, ts, delta);
+		} else if (cfg.slow_ns && delta > cfg.slow_ns) {
+			struct slow_start w;
+
+			slow_who(ctx, &w, NULL, false);
+			slow_emit(ctx, &w, &k, &g, ts, delta);
+		}
 		record(&g, delta);
 	} else {
 		record(NULL, delta);	/* no key to build */

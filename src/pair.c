@@ -57,6 +57,7 @@ struct pair {
 	int acc_max;
 	uint64_t retire_ns, acc_lost, read_ns;
 	int table;	/* the group table programs write to: 0 hist_groups, 1 _b */
+	size_t key_size;	/* the group tables' (group_key_size) */
 };
 
 static const char *const roles[2] = { "START", "END" };
@@ -629,6 +630,30 @@ static int print_slow(void *ctx, void *data, size_t size)
  * above go to task storage. */
 #define TID_SLOTS_MAX (1u << 18)
 
+/* The bytes of a group_key the group tables key on: the numbers v[0..nby)
+ * when every component is a number, else the whole key. */
+static size_t group_key_size(const struct pair_cfg *c)
+{
+	unsigned int n;
+
+	for (unsigned int i = 0; i < c->nby; i++)
+		if (c->by[i].kind == VAL_STR_FIELD || c->by[i].kind == VAL_COMM ||
+		    c->by[i].kind == VAL_USTACK)
+			return sizeof(struct group_key);
+	/* an END component (numbers only) comes after the START ones */
+	n = c->nby + c->end_by_on;
+	return n ? n * sizeof(((struct group_key *)0)->v[0]) : sizeof(struct group_key);
+}
+
+/* A tid_start slot holds the START's grouping: none, or one number. */
+static bool slot_holds_by(const struct pair_cfg *c)
+{
+	enum val_kind k = c->by[0].kind;
+
+	return !c->nby || (c->nby == 1 && k != VAL_STR_FIELD && k != VAL_COMM &&
+			   k != VAL_KSTACK && k != VAL_USTACK);
+}
+
 static unsigned int tid_slots(void)
 {
 	char *text;
@@ -658,7 +683,10 @@ static int load(struct pair *p, struct options *o)
 		enum bpf_prog_type t1 = bpf_program__type(side_prog(p, 1));
 
 		p->cfg.task_storage = prog_type_task_storage(t0) && prog_type_task_storage(t1);
-		if (p->cfg.task_storage && !p->cfg.nby && !p->cfg.slow_ns && !p->cfg.restart)
+		/* --slower-than takes the task's identity at the END, the same
+		 * thread, when it needs no stack of the START */
+		if (p->cfg.task_storage && slot_holds_by(&p->cfg) && !p->cfg.restart &&
+		    p->cfg.slow_stack != SLOW_STACK_START)
 			p->cfg.tid_slots = tid_slots();
 		if (p->cfg.tid_slots) {
 			bpf_map__set_max_entries(p->skel->maps.tid_start, p->cfg.tid_slots);
@@ -684,6 +712,12 @@ static int load(struct pair *p, struct options *o)
 		bpf_map__set_max_entries(p->skel->maps.hist_groups, o->max_groups);
 		bpf_map__set_max_entries(p->skel->maps.hist_groups_b, o->max_groups);
 	}
+	/* numbers alone: the group tables hash only the components used
+	 * (e.g. 16 of 56 bytes for syscalls), not the whole group_key */
+	p->key_size = group_key_size(&p->cfg);
+	bpf_map__set_key_size(p->skel->maps.hist_groups, p->key_size);
+	bpf_map__set_key_size(p->skel->maps.hist_groups_b, p->key_size);
+	bpf_map__set_key_size(bpf_map__inner_map(p->skel->maps.group_table), p->key_size);
 	p->skel->rodata->cfg = p->cfg;
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
@@ -919,6 +953,8 @@ static int read_groups(struct pair *p, int fd, struct measurement *m, bool take)
 	size_t n = 0, cap = 0;
 	int err = 0;
 
+	/* the kernel fills key_size bytes of it */
+	memset(&next, 0, sizeof(next));
 	while (!err && !bpf_map_get_next_key(fd, cur, &next)) {
 		struct hist h;
 

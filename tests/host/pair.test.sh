@@ -57,9 +57,10 @@ test_pair_raw_tracepoint_by_thread() {
 # kdist's own cost: every run of its programs is counted (BPF run-time
 # statistics), and only the measurement's: uprobes on a binary only the
 # workload runs fire exactly once per call and side.
+# (-v: the statistics on the whole run, exact counts; JSON alone samples them)
 test_pair_cost_counts_every_run() {
 	local bin=$WL/calltree
-	"$KDIST" pair "u:$bin:leaf" "ur:$bin:leaf" -o json -- "$bin" 5 >"$TMP/cu.json" 2>"$TMP/err" ||
+	"$KDIST" pair "u:$bin:leaf" "ur:$bin:leaf" -v -o json -- "$bin" 5 >"$TMP/cu.json" 2>"$TMP/err" ||
 		{ fail "exit $?: $(cat "$TMP/err")"; return; }
 	local unknown runs progs ns
 	unknown=$(json "$TMP/cu.json" 'd["cost"].get("unknown", "")')

@@ -154,7 +154,7 @@ static void test_cost(void)
 
 	sample(&a, M_LATENCY);
 	a.duration_s = 14;
-	a.cost = (struct m_cost){ .programs = 2, .runs = 1500000, .run_ns = 126000000,
+	a.cost = (struct m_cost){ .programs = 2, .runs = 1500000, .run_ns = 126000000, .sampled = 0.05,
 				 .map_bytes = 3 << 20 };
 	t = write_to_string(&a, OUT_TEXT);
 	check("cost line only with -v", t && !strstr(t, "cost:"), "%s", t);
@@ -173,7 +173,7 @@ static void test_cost(void)
 	j = write_to_string(&a, OUT_JSON);
 	check("cost in JSON", j && strstr(j, "\"cost\":{\"programs\":2,\"map_bytes\":3145728,\"runs\":1500000,"
 				       "\"run_ns\":126000000,\"ns_per_run\":84,"
-				       "\"cpu_share\":0.009}"), "%s", j);
+				       "\"cpu_share\":0.009,\"sampled\":0.050}"), "%s", j);
 	free(j);
 	a.cost.err = EINVAL;
 	t = write_to_string(&a, OUT_TEXT);

@@ -191,6 +191,13 @@ static int proc_jit_load(struct proc_syms *ps)
 	}
 	if (err == -ENOENT)
 		return 0;
+	if (err == -EINVAL || err == -EFBIG) {
+		/* the process chose what is there: a FIFO, a link to a device, a
+		 * file without end; its other frames are still named */
+		kd_err("failed to read %s: %s (its JIT frames stay unnamed)", path,
+		       err == -EINVAL ? "not a regular file" : read_input_strerror(err, READ_FILE_MAX));
+		return 0;
+	}
 	if (err)
 		return err;
 

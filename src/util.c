@@ -67,56 +67,9 @@ void kd_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-int read_file(const char *path, char **out, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	int fd, err = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	if (len)
-		*len = n;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (err)
-		free(buf);
-	return err;
-}
-
-int read_input(const char *path, size_t max, char **out, size_t *len)
+/* read_file and read_input: a whole file, at most max bytes, pipes only
+ * when asked for. */
+static int read_bounded(const char *path, size_t max, bool pipes, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	struct stat st;
@@ -131,7 +84,7 @@ int read_input(const char *path, size_t max, char **out, size_t *len)
 		err = -errno;
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+	if (!S_ISREG(st.st_mode) && !(pipes && S_ISFIFO(st.st_mode))) {
 		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		goto out;
 	}
@@ -195,6 +148,16 @@ out:
 	if (err)
 		free(buf);
 	return err;
+}
+
+int read_input(const char *path, size_t max, char **out, size_t *len)
+{
+	return read_bounded(path, max, true, out, len);
+}
+
+int read_file(const char *path, char **out, size_t *len)
+{
+	return read_bounded(path, READ_FILE_MAX, false, out, len);
 }
 
 const char *read_input_strerror(int err, size_t max)

@@ -26,8 +26,12 @@ void kd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, only with -v. */
 void kd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Read a whole (small, e.g. procfs/tracefs) file into a NUL-terminated
- * malloc'd buffer.  Returns 0 or -errno. */
+/* Read a whole regular file (procfs, tracefs, a binary, a process's
+ * /tmp/perf-PID.map) into a NUL-terminated malloc'd buffer.  Returns 0 or
+ * -errno: -EINVAL for anything but a regular file (a process may put a FIFO
+ * or a link to /dev/zero where kdist reads its JIT symbols), -EFBIG beyond
+ * READ_FILE_MAX. */
+#define READ_FILE_MAX (1ul << 30)
 int read_file(const char *path, char **out, size_t *len);
 
 /* Read a file a user names (a config, a saved measurement, folded stacks)

@@ -285,3 +285,20 @@ test_stacks_svg_wellformed_and_drawn() {
 	[ "$colours" -ge 50 ] || { fail "rendered with only $colours colours: blank?"; return; }
 	pass "well-formed, rendered by chromium with $colours distinct colours"
 }
+
+# A process chooses what /tmp/perf-PID.map is (kdist reads JIT symbols
+# there): a FIFO with no writer once blocked kdist's last read for good,
+# SIGTERM included.  Now it is refused in one line and the process's other
+# frames are named.
+test_stacks_jit_map_fifo() {
+	local rc
+	timeout -s KILL 60 "$KDIST" profile -F 199 -o folded -- \
+		sh -c 'echo $$ >"$2"; mkfifo /tmp/perf-$$.map; exec "$1" 200' sh "$WL/hotspots" "$TMP/fifo.pid" \
+		>"$TMP/fifo.folded" 2>"$TMP/fifo.err"
+	rc=$?
+	rm -f "/tmp/perf-$(cat "$TMP/fifo.pid").map"
+	[ $rc = 0 ] || { fail "exit $rc (137: killed after 60 s): $(tail -2 "$TMP/fifo.err")"; return; }
+	grep -q 'perf-[0-9]*\.map: not a regular file' "$TMP/fifo.err" || { fail "no line about the map: $(cat "$TMP/fifo.err")"; return; }
+	[ "$(folded_sum "$TMP/fifo.folded" hot_three)" -ge 1 ] || { fail "hot_three not named: $(head -3 "$TMP/fifo.folded")"; return; }
+	pass "a FIFO as /tmp/perf-PID.map: refused in one line, hot_three named, exit 0"
+}

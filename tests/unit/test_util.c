@@ -83,6 +83,13 @@ static void test_read_input(void)
 	check("read_input_too_big", read_input(path, 9, &buf, &len) == -EFBIG, NULL);
 	check("read_input_device", read_input("/dev/zero", 1 << 20, &buf, &len) == -EINVAL, NULL);
 	check("read_input_directory", read_input(dir, 1 << 20, &buf, &len) == -EISDIR, NULL);
+	/* a FIFO: read_input waits for its writer (INPUT_IDLE_MS), read_file
+	 * (where processes choose the file: /tmp/perf-PID.map) refuses it */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	check("read_file_fifo_refused", !mkfifo(path, 0600) &&
+	      read_file(path, &buf, &len) == -EINVAL, "%s", strerror(errno));
+	check("read_file_device_refused", read_file("/dev/zero", &buf, &len) == -EINVAL, NULL);
+	unlink(path);
 	unlink(path);
 	rmdir(dir);
 }

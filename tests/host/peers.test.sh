@@ -199,10 +199,10 @@ test_perf_beside_mmap_lock() {
 	pass "perf counted 100 more write locks and 50 more write releases for 50 more rounds beside mmap-lock"
 }
 
-# irq_total irq|softirq FILE: interrupts of the numbered lines of a copy
+# proc_irq_total irq|softirq FILE: interrupts of the numbered lines of a copy
 # of /proc/interrupts (those irq_handler_entry fires for), or softirqs of
 # /proc/softirqs.
-irq_total() {
+proc_irq_total() {
 	awk -v f="$1" 'f == "softirq" && NR > 1 { for (i = 2; i <= NF; i++) t += $i }
 		f == "irq" && $1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) t += $i }
 		END { print t + 0 }' "$2"
@@ -250,8 +250,8 @@ interrupts_beside() {
 	k=$(json "$TMP/irq.json" "sum(g['count'] for g in d['groups'])")
 	skipped=$(json "$TMP/irq.json" "d['drops']['skipped_by_kernel']")
 	peer_n=$(python3 -c "$sum_py" "$TMP/peer.out")
-	lo=$(($(irq_total $recipe "$TMP/s3") - $(irq_total $recipe "$TMP/s2")))
-	hi=$(($(irq_total $recipe "$TMP/s4") - $(irq_total $recipe "$TMP/s1")))
+	lo=$(($(proc_irq_total $recipe "$TMP/s3") - $(proc_irq_total $recipe "$TMP/s2")))
+	hi=$(($(proc_irq_total $recipe "$TMP/s4") - $(proc_irq_total $recipe "$TMP/s1")))
 	[ "$skipped" = 0 ] && [ "$k" -ge "$lo" ] && [ "$k" -le "$hi" ] &&
 		[ "$peer_n" -ge "$lo" ] && [ $((k > peer_n ? k - peer_n : peer_n - k)) -le $((hi - lo)) ] || {
 		fail "$recipe: $k (skipped_by_kernel $skipped), $peer $peer_n, /proc between $lo and $hi"

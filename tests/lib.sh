@@ -109,13 +109,21 @@ no_leftovers() {
 	return 1
 }
 
-# Wait (up to 20 s) until a kdist writing to FILE says it is attached.
-wait_tracing() {
+# wait_word WORD FILE [PID]: wait (up to 20 s) until a line of FILE starts
+# with WORD (kdist's "Tracing", serve's "Serving"); 1 at the timeout, or at
+# once when process PID has ended.
+wait_word() {
 	for _ in $(seq 200); do
-		grep -q '^Tracing' "$1" 2>/dev/null && return 0
+		grep -q "^$1" "$2" 2>/dev/null && return 0
+		[ -z "${3:-}" ] || kill -0 "$3" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
+}
+
+# Wait (up to 20 s) until a kdist writing to FILE says it is attached.
+wait_tracing() {
+	wait_word Tracing "$1"
 }
 
 # stop_timed SIG PID: send SIG to PID, a child of this shell, and wait for

@@ -185,7 +185,7 @@ test_container_serve_labels() {
 	"$KDIST" serve --listen 127.0.0.1:$port --measure "name=ct: pair syscalls:sys_enter_getppid \
 syscalls:sys_exit_getppid --by container,pod,namespace --cgroup $CT_REL" 2>"$err" &
 	pid=$!
-	for _ in $(seq 200); do grep -q '^Serving' "$err" && break; sleep 0.1; done
+	wait_word Serving "$err" $pid
 	grep -q '^Serving' "$err" || { fail "serve did not start: $(cat "$err")"; kill $pid 2>/dev/null; ct_cleanup; return; }
 	ct_run "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${CT_UID1//-/_}.slice/cri-containerd-$CT_ID3.scope" 1003
 	curl -s --max-time 5 "http://127.0.0.1:$port/metrics" >"$TMP/cts.txt"
@@ -322,7 +322,7 @@ test_cgroup_set_serve_reload() {
 	echo "name=r0: pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --cgroup $CT_REL" >"$conf"
 	"$KDIST" serve --listen 127.0.0.1:$port --config "$conf" -v 2>"$err" &
 	pid=$!
-	for _ in $(seq 200); do grep -q '^Serving' "$err" && break; sleep 0.1; done
+	wait_word Serving "$err" $pid
 	for i in 1 2 3 4 5; do
 		echo "name=r$i: pair syscalls:sys_enter_getppid syscalls:sys_exit_getppid --cgroup $CT_REL" >"$conf"
 		kill -HUP $pid

@@ -11,11 +11,7 @@ bg_start() {
 	shift
 	"$KDIST" "$@" >"$TMP/bg.out" 2>"$TMP/bg.err" &
 	BG_PID=$!
-	for _ in $(seq 200); do
-		grep -q "^$word" "$TMP/bg.err" 2>/dev/null && return 0
-		kill -0 $BG_PID 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_word "$word" "$TMP/bg.err" $BG_PID && return 0
 	kill $BG_PID 2>/dev/null
 	wait $BG_PID 2>/dev/null
 	return 1

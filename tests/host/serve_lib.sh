@@ -13,11 +13,7 @@ SERVE_URL=http://127.0.0.1:$SERVE_PORT
 serve_start() {
 	"${SERVE_WRAP[@]}" "$KDIST" serve --listen 127.0.0.1:$SERVE_PORT "$@" 2>"$TMP/serve.err" &
 	SERVE_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^Serving' "$TMP/serve.err" 2>/dev/null && return 0
-		kill -0 $SERVE_PID 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_word Serving "$TMP/serve.err" $SERVE_PID && return 0
 	echo "kdist serve did not start: $(cat "$TMP/serve.err")"
 	kill $SERVE_PID 2>/dev/null
 	wait $SERVE_PID 2>/dev/null

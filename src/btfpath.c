@@ -64,6 +64,13 @@ static void type_name(const struct btf *b, __u32 id, char *buf, size_t size)
 		snprintf(buf, size, "?");
 		return;
 	}
+	if (btf_is_array(t) && !stars) {
+		char el[48];
+
+		type_name(b, btf_array(t)->type, el, sizeof(el));
+		snprintf(buf, size, "%s[%u]", el, btf_array(t)->nelems);
+		return;
+	}
 	if (btf_is_struct(t))
 		kind = "struct ";
 	else if (btf_is_union(t))

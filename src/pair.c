@@ -68,6 +68,7 @@ struct pair {
 	int table;	/* the group table programs write to: 0 hist_groups, 1 _b */
 	size_t key_size;	/* the group tables' (group_key_size) */
 	int npath;		/* cfg.path[] used */
+	bool prefer_args;	/* some value is a path: names are arguments first */
 	int ntyped;
 	struct typed_val typed[KPATH_MAX];
 };
@@ -151,6 +152,7 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 {
 	const struct event_spec *e = &p->ev[side];
 	unsigned int n;
+	int typed;
 	char extra;
 
 	memset(v, 0, sizeof(*v));
@@ -161,6 +163,10 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 			return 0;
 		}
 	}
+	/* where paths read the arguments, a name both an argument and a
+	 * record field is the argument: one side reads one or the other */
+	if (p->prefer_args && (typed = resolve_typed(p, side, name, v)) <= 0)
+		return typed;
 	if (e->kind == EV_TRACEPOINT) {
 		const struct tp_field *f = tp_format_field(&p->fmt[side], name);
 
@@ -216,9 +222,9 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 			return 0;
 		}
 	}
-	n = resolve_typed(p, side, name, v);
-	if (n <= 0)
-		return n;
+	typed = resolve_typed(p, side, name, v);
+	if (typed <= 0)
+		return typed;
 	kd_err("unknown field '%s' of %s %s (see kdist list %s:%s)", name, roles[side], e->text,
 	       e->category[0] ? e->category : "CATEGORY", e->category[0] ? e->name : "NAME");
 	return -ENOENT;
@@ -312,7 +318,8 @@ static int choose_source(struct pair *p, int side)
 		return 0;
 	}
 	if (fields && args) {
-		kd_err("bad key: %s mixes tracepoint fields and raw arguments", e->text);
+		kd_err("bad fields: %s mixes record fields (read on the tracepoint) and arguments "
+		       "or paths (read on the raw tracepoint)", e->text);
 		return -EINVAL;
 	}
 	/* a raw tracepoint skips building the trace record, the largest part
@@ -550,6 +557,8 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 
 	c->subject_arg = ps->subject_arg;
 	p->measure = ps->measure;
+	p->prefer_args = (ps->key && strstr(ps->key, "->")) || (ps->by && strstr(ps->by, "->")) ||
+			 (ps->cond && strstr(ps->cond, "->"));
 	if (ps->key) {
 		err = key_spec_parse(ps->key, &k);
 		if (err)

@@ -84,16 +84,27 @@ static void type_name(const struct btf *b, __u32 id, char *buf, size_t size)
 		snprintf(buf, size, "%s(anonymous)%s%.*s", kind, stars ? " " : "", stars, "********");
 }
 
+/* Whether two prototypes name their parameters alike. */
+static bool same_names(const struct btf *b, const struct btf_type *x, const struct btf_type *y)
+{
+	for (int i = 0; i < btf_vlen(x); i++)
+		if (strcmp(btf__name_by_offset(b, btf_params(x)[i].name_off),
+			   btf__name_by_offset(b, btf_params(y)[i].name_off)))
+			return false;
+	return true;
+}
+
 /* The FUNC_PROTO whose parameters name the arguments, and how many leading
  * ones are not arguments (a raw tracepoint's __data).  A tracepoint defined
  * by a class (DEFINE_EVENT) has its names on the class's __bpf_trace_
  * function: the one whose parameter types are the tracepoint's
  * (btf_trace_NAME), preferring the longest class name that begins the
- * tracepoint's name. */
+ * tracepoint's name, else the one all such functions agree on. */
 static const struct btf_type *args_proto(const struct btf *b, enum btf_args_of of,
 					 const char *name, int *skip)
 {
-	const struct btf_type *t, *want, *best = NULL;
+	const struct btf_type *t, *want, *best = NULL, *any = NULL;
+	bool any_ok = true;
 	char buf[256];
 	size_t best_len = 0;
 	int id, n;
@@ -138,12 +149,20 @@ static const struct btf_type *args_proto(const struct btf *b, enum btf_args_of o
 		w = btf_params(want);
 		for (int i = 0; i < btf_vlen(t) && same; i++)
 			same = a[i].type == w[i].type;
-		if (same && !strncmp(name, fn, len) && len > best_len) {
+		if (!same)
+			continue;
+		if (!strncmp(name, fn, len) && len > best_len) {
 			best = t;
 			best_len = len;
 		}
+		/* else a class named otherwise (block_rq_completion of
+		 * block_rq_complete): taken if every such one names alike */
+		if (!any)
+			any = t;
+		else if (!same_names(b, any, t))
+			any_ok = false;
 	}
-	return best;
+	return best ? best : any_ok ? any : NULL;
 }
 
 /* Member `m` of struct/union s (anonymous members searched through), its
@@ -427,4 +446,14 @@ const char *btfpath_enum_name(int enum_id, long long v)
 				return btf__name_by_offset(b, e[i].name_off);
 	}
 	return NULL;
+}
+
+const char *btfpath_enum_value_name(const char *enum_name, long long v)
+{
+	const struct btf *b = kernel_btf();
+	int id = b ? btf__find_by_name_kind(b, enum_name, BTF_KIND_ENUM) : -1;
+
+	if (id <= 0 && b)
+		id = btf__find_by_name_kind(b, enum_name, BTF_KIND_ENUM64);
+	return id > 0 ? btfpath_enum_name(id, v) : NULL;
 }

@@ -52,5 +52,7 @@ int btfpath_resolve(enum btf_args_of of, const char *name, const char *what, con
 
 /* The name of value v of the enum with BTF id enum_id; NULL if none. */
 const char *btfpath_enum_name(int enum_id, long long v);
+/* The same of the kernel's enum called enum_name. */
+const char *btfpath_enum_value_name(const char *enum_name, long long v);
 
 #endif

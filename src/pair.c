@@ -558,7 +558,7 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 	c->subject_arg = ps->subject_arg;
 	p->measure = ps->measure;
 	p->prefer_args = (ps->key && strstr(ps->key, "->")) || (ps->by && strstr(ps->by, "->")) ||
-			 (ps->cond && strstr(ps->cond, "->"));
+			 (ps->cond && strstr(ps->cond, "->")) || (ps->value && strstr(ps->value, "->"));
 	if (ps->key) {
 		err = key_spec_parse(ps->key, &k);
 		if (err)

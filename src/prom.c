@@ -44,8 +44,7 @@ int prom_buckets_parse(const char *s, struct prom_buckets *b, const char *what)
 	return 0;
 }
 
-/* s as text_escape() shows it, in buf or in *alloc (freed by the caller). */
-static const char *label_text(const char *s, char *buf, size_t size, char **alloc)
+const char *prom_label_text(const char *s, char *buf, size_t size, char **alloc)
 {
 	size_t len = strlen(s), n;
 
@@ -66,7 +65,7 @@ static void label_value(FILE *f, const char *s)
 {
 	char buf[1024], *alloc;
 
-	for (const char *c = label_text(s, buf, sizeof(buf), &alloc); *c; c++) {
+	for (const char *c = prom_label_text(s, buf, sizeof(buf), &alloc); *c; c++) {
 		if (*c == '\\' || *c == '"')
 			fprintf(f, "\\%c", *c);
 		else
@@ -150,7 +149,7 @@ static void pb_labels(struct pb *pb, const struct prom_label *l, int nl)
 	for (int i = 0; i < nl; i++) {
 		pb_begin(pb, MT_LABEL);
 		pb_string(pb, LP_NAME, l[i].name);
-		pb_string(pb, LP_VALUE, label_text(l[i].value, buf, sizeof(buf), &alloc));
+		pb_string(pb, LP_VALUE, prom_label_text(l[i].value, buf, sizeof(buf), &alloc));
 		free(alloc);
 		pb_end(pb);
 	}
@@ -281,7 +280,7 @@ int prom_end(struct prom_out *o)
 	pb_close(o);
 	if (o->fmt == PROM_OPENMETRICS)
 		fputs("# EOF\n", o->f);
-	return o->fmt == PROM_PROTOBUF && o->pb.oom ? -ENOMEM : 0;
+	return o->pb.oom ? -ENOMEM : 0;
 }
 
 int prom_native(const struct hist *h, bool latency, uint64_t *zero, int32_t *idx,
@@ -413,36 +412,40 @@ static void unit_name(char *out, size_t len, const char *unit)
 	}
 }
 
-/* Group g's labels: names[], values formatted into vals[]. */
-static int group_labels(const struct measurement *m, const struct m_group *g,
-			char names[M_MAX_BY][64], char vals[M_MAX_BY][512], struct prom_label *l)
+void prom_labels(const struct measurement *m, const struct m_group *g, struct prom_labels *out)
 {
+	out->n = 0;
 	if (!g)
-		return 0;
+		return;
+	label_names(m, out->names);
 	for (int i = 0; i < m->nby; i++)
-		l[i] = (struct prom_label){ names[i],
-			fmt_value(&g->key[i], m->by_fmt[i], vals[i], sizeof(vals[i])) };
-	return m->nby;
+		out->l[i] = (struct prom_label){ out->names[i],
+			fmt_value(&g->key[i], m->by_fmt[i], out->vals[i], sizeof(out->vals[i])) };
+	out->n = m->nby;
 }
 
 static void write_measurement(struct prom_out *o, const struct prom_source *s)
 {
 	const struct measurement *m = s->m;
-	char fam[160], unit[64], names[M_MAX_BY][64], vals[M_MAX_BY][512];
+	char fam[160], unit[64];
 	double le[PROM_MAX_BUCKETS + LOG2_VAL_LAST + 1];
-	struct prom_label l[M_MAX_BY] = { 0 };
+	struct prom_labels *pl = malloc(sizeof(*pl));
 	bool latency = m->kind != M_VALUE;
 	struct hist h;
-	int nle, nl;
+	int nle;
 
-	label_names(m, names);
+	if (!pl) {
+		o->pb.oom = true;	/* the rendering fails */
+		return;
+	}
 	if (m->counts) {
 		snprintf(fam, sizeof(fam), "kdist_%s_events", s->name);
 		prom_family(o, fam, "counter", m->title, NULL);
 		for (int i = 0; i < m->ngroups || (!i && !m->nby); i++) {
-			nl = i < m->ngroups ? group_labels(m, &m->groups[i], names, vals, l) : 0;
-			prom_sample(o, l, nl, i < m->ngroups ? (double)m->groups[i].h.count : 0);
+			prom_labels(m, i < m->ngroups ? &m->groups[i] : NULL, pl);
+			prom_sample(o, pl->l, pl->n, i < m->ngroups ? (double)m->groups[i].h.count : 0);
 		}
+		free(pl);
 		return;
 	}
 	if (m->kind == M_VALUE)
@@ -452,21 +455,24 @@ static void write_measurement(struct prom_out *o, const struct prom_source *s)
 	nle = raw_bounds(s->b, latency, le);
 	if (!m->nby && !m->ngroups) {
 		memset(&h, 0, sizeof(h));
-		write_hist(o, fam, &h, latency, l, 0, le, nle);
+		write_hist(o, fam, &h, latency, NULL, 0, le, nle);
 	}
 	for (int i = 0; i < m->ngroups; i++) {
-		nl = group_labels(m, &m->groups[i], names, vals, l);
+		prom_labels(m, &m->groups[i], pl);
 		m_hist_get(&m->groups[i].h, &h);
-		write_hist(o, fam, &h, latency, l, nl, le, nle);
+		write_hist(o, fam, &h, latency, pl->l, pl->n, le, nle);
 	}
-	if (m->kind != M_FUNC)
+	if (m->kind != M_FUNC) {
+		free(pl);
 		return;
+	}
 	snprintf(fam, sizeof(fam), "kdist_%s_self_seconds", s->name);
 	prom_family(o, fam, "counter", "time in the function minus its traced callees", NULL);
 	for (int i = 0; i < m->ngroups; i++) {
-		nl = group_labels(m, &m->groups[i], names, vals, l);
-		prom_sample_ns(o, l, nl, m->groups[i].self_ns);
+		prom_labels(m, &m->groups[i], pl);
+		prom_sample_ns(o, pl->l, pl->n, m->groups[i].self_ns);
 	}
+	free(pl);
 }
 
 void prom_write(struct prom_out *o, const struct prom_source *src, int n)

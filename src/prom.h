@@ -87,6 +87,21 @@ void prom_sample_ns(struct prom_out *o, const struct prom_label *l, int nl, uint
 /* The end of the last family (OpenMetrics: # EOF).  0, or -ENOMEM. */
 int prom_end(struct prom_out *o);
 
+/* The labels of measurement m's group g (NULL: none), named validly for
+ * Prometheus (--by names up to a ':' formatter; le, __ names and repeats
+ * renamed). */
+struct prom_labels {
+	char names[M_MAX_BY][64];
+	char vals[M_MAX_BY][512];
+	struct prom_label l[M_MAX_BY];
+	int n;
+};
+void prom_labels(const struct measurement *m, const struct m_group *g, struct prom_labels *out);
+
+/* A label value s as text_escape() shows it (valid UTF-8 without control
+ * characters), in buf or in *alloc, which the caller frees. */
+const char *prom_label_text(const char *s, char *buf, size_t size, char **alloc);
+
 /* The native histogram of h (raw units: ns when latency): the count of
  * values 0, and of each bucket index of PROM_SCHEMA (bucket i holds
  * (2^((i-1)/16), 2^(i/16)] in seconds, or in the value's unit), ascending

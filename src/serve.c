@@ -14,6 +14,7 @@
 #include "http.h"
 #include "container.h"
 #include "kdist.h"
+#include "otlp.h"
 #include "privsep.h"
 #include "prom.h"
 #include "serve.h"
@@ -47,6 +48,7 @@
 /* a scrape while a rendering is still being sent to another client shares
  * it, unless it is older than this */
 #define RENDER_REUSE_NS 1000000000ULL
+#define DEFAULT_OTLP_S 10	/* --otlp-interval */
 
 struct served {
 	struct served *next;
@@ -85,6 +87,8 @@ struct server {
 	struct http_body *cache[NR_HTTP_FORMATS];
 	uint64_t cache_ns[NR_HTTP_FORMATS];
 	double start_unix, render_s;
+	struct otlp *otlp;		/* --otlp */
+	uint64_t otlp_next_ns;		/* monotonic: the next push */
 };
 
 static void served_free(struct served *sv)
@@ -581,6 +585,19 @@ static void write_process(struct prom_out *o, struct server *srv)
 	prom_family(o, "kdist_render_seconds", "gauge",
 		    "time the previous rendering of /metrics took (reading every measurement)", NULL);
 	prom_sample(o, NULL, 0, srv->render_s);
+	if (srv->otlp) {
+		struct prom_label res = { "result", NULL };
+		uint64_t n[3];
+
+		otlp_counts(srv->otlp, &n[0], &n[1], &n[2]);
+		prom_family(o, "kdist_otlp_requests", "counter",
+			    "OTLP pushes: sent (accepted by the receiver), dropped (queue full or "
+			    "refused), failed (tries that failed, retried or dropped)", NULL);
+		for (int i = 0; i < 3; i++) {
+			res.value = (const char *[]){ "sent", "dropped", "failed" }[i];
+			prom_sample(o, &res, 1, (double)n[i]);
+		}
+	}
 }
 
 /* Every measurement read once, its sources in *src and *ms (n of them,
@@ -665,6 +682,32 @@ static struct http_body *render(void *ctx, enum http_format fmt)
 	return http_body_get(srv->cache[fmt]);
 }
 
+/* --otlp: when its interval has passed, the measurements as one OTLP
+ * request, queued for the pusher; the ms until the next push. */
+static int otlp_tick(struct server *srv)
+{
+	struct prom_source *src = NULL;
+	struct measurement *ms = NULL;
+	uint64_t now = now_ns(), interval = srv->top->otlp_interval * 1e9;
+	struct pb req = { 0 };
+	char host[256] = "localhost";
+	int n = 0;
+
+	if (now < srv->otlp_next_ns)
+		return (int)((srv->otlp_next_ns - now + 999999) / 1000000);
+	srv->otlp_next_ns = now + interval;
+	gethostname(host, sizeof(host) - 1);
+	if (!sources_read(srv, &src, &ms, &n)) {
+		otlp_encode(&req, src, n, host, KDIST_VERSION, srv->start_unix * 1e9,
+			    unix_now() * 1e9);
+		if (!req.oom)
+			otlp_push(srv->otlp, &req);
+		pb_free(&req);
+	}
+	sources_free(src, ms, n);
+	return (int)(interval / 1000000);
+}
+
 /* SIGHUP with --web-config: a new file takes effect for new connections
  * (with --user, a new serving process takes over); a bad one changes
  * nothing after one line. */
@@ -720,6 +763,14 @@ static int serve_run(struct options *o)
 		err = webconfig_load(o->web_config, &srv.web);
 	if (!err && (srv.web.tls || srv.web.nusers))
 		srv.http.web = &srv.web;
+	if (!err && o->otlp) {
+		if (!o->otlp_interval)
+			o->otlp_interval = DEFAULT_OTLP_S;
+		srv.otlp = otlp_start(o->otlp, &err);
+	} else if (!err && o->otlp_interval) {
+		kd_err("bad option: --otlp-interval needs --otlp URL");
+		err = -EINVAL;
+	}
 	if (!err)
 		err = kdist_need_root();
 	if (err)
@@ -763,6 +814,11 @@ static int serve_run(struct options *o)
 		} else {
 			n = 3 + http_pollfds(&srv.http, pfd + 3, &timeout);
 		}
+		if (srv.otlp) {
+			int ms = otlp_tick(&srv);
+
+			timeout = timeout < 0 || ms < timeout ? ms : timeout;
+		}
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
 			err = -errno;
 			kd_err("failed to poll: %s", strerror(errno));
@@ -795,6 +851,7 @@ static int serve_run(struct options *o)
 		}
 	}
 out:
+	otlp_stop(srv.otlp);
 	if (srv.rl.running) {
 		pthread_join(srv.rl.thread, NULL);
 		list_free(srv.rl.list);
@@ -822,7 +879,8 @@ const struct command cmd_serve = {
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
 	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
-		OPT(RETIRE_AFTER) | OPT(ALLOW_HOST) | OPT(USER) | OPT(WEB_CONFIG),
+		OPT(RETIRE_AFTER) | OPT(ALLOW_HOST) | OPT(USER) | OPT(WEB_CONFIG) | OPT(OTLP) |
+		OPT(OTLP_INTERVAL),
 	.max_groups = 512,
 	.run = serve_run,
 };

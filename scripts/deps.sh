@@ -30,6 +30,11 @@ if [ "$2" = --list ]; then
 	printf '%s\n' $pkgs
 	exit 0
 fi
+# Debian 13's prometheus and OTLP classes, unpacked beside the system's
+if [ "${1:-all}" = all ] && [ "$(id -u)" = 0 ]; then
+	"$(dirname "$0")/trixie.sh" >/dev/null ||
+		echo "kdist: scripts/trixie.sh failed: the native histogram tests will skip" >&2
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

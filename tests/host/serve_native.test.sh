@@ -58,8 +58,10 @@ test_serve_native_prometheus() {
 	serve_start --measure "name=sc: syscalls --comm $comm" --otlp-interval 1 \
 		--otlp "http://127.0.0.1:$OTLP_PORT/v1/metrics" || { fail "start"; kill $RECV_PID; return; }
 	mkdir -p "$TMP/promn"
+	# a scrape of a loaded machine can take seconds: a 1 s timeout
+	# would lose every one
 	cat >"$TMP/promn.yml" <<-EOF
-	global: { scrape_interval: 1s, evaluation_interval: 1s }
+	global: { scrape_interval: 5s, scrape_timeout: 5s, evaluation_interval: 5s }
 	scrape_configs:
 	  - job_name: kdist
 	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]

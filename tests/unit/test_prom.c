@@ -3,10 +3,10 @@
  * midpoint elsewhere, seconds written exactly, labels escaped and named
  * validly, loss counters, OpenMetrics names, --buckets parsing. */
 #include "check.h"
-#include "measure.h"
-#include "pb.h"
-#include "prom.h"
-#include "util.h"
+#include "lib/pb.h"
+#include "model/measure.h"
+#include "view/prom.h"
+#include "lib/util.h"
 
 #include <math.h>
 #include <stdlib.h>

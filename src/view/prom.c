@@ -113,14 +113,14 @@ void prom_family(struct prom_out *o, const char *name, const char *type, const c
 	const char *suffix = "";
 	char full[256];
 
+	snprintf(o->sample, sizeof(o->sample), "%s%s", name,
+		 !strcmp(type, "counter") ? "_total" : !strcmp(type, "info") ? "_info" : "");
 	if (o->fmt != PROM_OPENMETRICS && !strcmp(type, "counter"))
 		suffix = "_total";
 	if (!strcmp(type, "info") && !om) {
 		suffix = "_info";
 		type = "gauge";
 	}
-	snprintf(o->sample, sizeof(o->sample), "%s%s", name,
-		 !strcmp(type, "counter") ? "_total" : !strcmp(type, "info") ? "_info" : "");
 	if (o->fmt == PROM_PROTOBUF) {
 		pb_close(o);
 		snprintf(full, sizeof(full), "%s%s", name, suffix);

@@ -232,8 +232,27 @@ static void test_native(void)
 	}
 }
 
+/* An info family: _info in text (a gauge), info in OpenMetrics. */
+static void test_info(void)
+{
+	struct prom_label l = { "version", "1" };
+	char *buf = NULL;
+	size_t len = 0;
+	struct prom_out o = { .fmt = PROM_TEXT, .f = open_memstream(&buf, &len) };
+
+	prom_family(&o, "k_build", "info", "h", NULL);
+	prom_sample(&o, &l, 1, 1);
+	prom_end(&o);
+	fclose(o.f);
+	check("info in text: a gauge named _info, its sample too",
+	      strstr(buf, "# TYPE k_build_info gauge\nk_build_info{version=\"1\"} 1\n") != NULL,
+	      "%s", buf);
+	free(buf);
+}
+
 int main(void)
 {
+	test_info();
 	test_pb();
 	test_native();
 	test_latency();

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +340,7 @@ static void *pusher(void *arg)
 struct otlp *otlp_start(const char *url, int *err)
 {
 	struct otlp *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
 
 	*err = -ENOMEM;
 	if (!p)
@@ -351,7 +353,12 @@ struct otlp *otlp_start(const char *url, int *err)
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
+	/* the thread takes no signal: SIGTERM and SIGHUP are the serving
+	 * loop's (its signalfd), whatever the mask when it starts */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	*err = -pthread_create(&p->thread, NULL, pusher, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (*err) {
 		kd_err("failed to start the OTLP pusher: %s", strerror(-*err));
 		free(p);

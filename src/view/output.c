@@ -5,6 +5,8 @@
 #include "view/html.h"
 #include "model/measure.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <math.h>

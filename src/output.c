@@ -4,6 +4,7 @@
 #include "heatmap.h"
 #include "html.h"
 #include "measure.h"
+#include "explain.h"
 #include "util.h"
 
 #include <errno.h>
@@ -532,6 +533,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 			else
 				write_hist_text(f, h, unit, div);
 			write_stats_text(f, m, h);
+			explain_write_text(f, m, v[i]);
 			write_heatmap(f, m, vo, v[i], h, i);
 		}
 	}
@@ -720,7 +722,9 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 				(unsigned long long)h->slots[b]);
 			first = false;
 		}
-		fputs("]}", f);
+		fputc(']', f);
+		explain_write_json(f, m, v[i]);
+		fputc('}', f);
 	}
 	if (m->kind == M_FUNC) {
 		fprintf(f, "],\"functions\":{\"attached\":%d,\"skipped\":%d,\"attach_ms\":",

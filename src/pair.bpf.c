@@ -19,6 +19,7 @@
 #include "cond.bpf.h"
 #include "record.bpf.h"
 #include "procnote.bpf.h"
+#include "explain.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -341,6 +342,8 @@ static __always_inline void slow_emit(void *ctx, const struct slow_start *w,
 	e->cpu = bpf_get_smp_processor_id();
 	e->key = *k;
 	e->group = *g;
+	if (cfg.explain)
+		ex_slow(&e->ex);
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -387,7 +390,9 @@ static __always_inline int start_thread(void *ctx, int src)
 		slot->born = born;
 		if (cfg.nby)
 			slot->v = read_val(ctx, &cfg.by[0], src);
-		slot->ts = bpf_ktime_get_ns();
+		slot->ts = ts = bpf_ktime_get_ns();
+		if (cfg.explain)
+			ex_arm(cur, ts);
 		return 0;
 	}
 	sv = bpf_task_storage_get(&task_start, cur, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -399,13 +404,18 @@ static __always_inline int start_thread(void *ctx, int src)
 	if (sv->ts && cfg.restart) {
 		/* the pending START ends here: a pair like any other */
 		struct match_key k = {};	/* by thread: no key fields */
+		struct ex_cpu *x = cfg.explain ? ex_stop(cur, ts, ts - sv->ts) : NULL;
 
 		slow_emit(ctx, &sv->slow, &k, &sv->group, ts, ts - sv->ts);
 		record(&sv->group, ts - sv->ts);
+		if (cfg.explain)
+			ex_record(x, &sv->group, ts - sv->ts);
 	} else if (sv->ts) {
 		drop(DROP_START_REPLACED);
 	}
 	sv->ts = ts;
+	if (cfg.explain)
+		ex_arm(cur, ts);
 	read_group(ctx, &sv->group, src, NULL);
 	if (cfg.slow_ns)
 		slow_who(ctx, &sv->slow, NULL, cfg.slow_stack == SLOW_STACK_START);
@@ -521,6 +531,7 @@ static __always_inline int end_thread(void *ctx, int src)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tid_slot *slot = tid_slot(cur);
 	struct start_val *sv = NULL;	/* NULL: the START is in slot */
+	struct ex_cpu *x = NULL;	/* --explain: the split */
 	__u64 ts, delta, *start;
 
 	if (slot) {
@@ -539,6 +550,8 @@ static __always_inline int end_thread(void *ctx, int src)
 	ts = bpf_ktime_get_ns();
 	delta = ts - *start;
 	*start = 0;
+	if (cfg.explain)
+		x = ex_stop(cur, ts, delta);
 	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
 		return 0;
 	/* a START in a slot kept no task: a slow pair's is the END's, the
@@ -561,8 +574,12 @@ static __always_inline int end_thread(void *ctx, int src)
 			slow_emit(ctx, &w, &k, &g, ts, delta);
 		}
 		record(&g, delta);
+		if (cfg.explain)
+			ex_record(x, &g, delta);
 	} else {
 		record(NULL, delta);	/* no key to build */
+		if (cfg.explain)
+			ex_record(x, NULL, delta);
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #define KDIST_PAIR_H
 
 #include "cond.h"
+#include "explain_part.h"
 #include "filter.h"
 
 #define PAIR_MAX_KEY 4	/* fields matching START to END */
@@ -80,6 +81,7 @@ struct pair_cfg {
 	/* --slower-than: pairs over slow_ns go to slow_events; 0 off */
 	unsigned long long slow_ns;
 	unsigned char slow_stack;	/* enum slow_stack */
+	unsigned char explain;		/* --explain: split intervals (explain.bpf.h) */
 };
 
 struct group_key {
@@ -116,6 +118,7 @@ struct slow_event {
 	unsigned int pad;
 	struct match_key key;
 	struct group_key group;
+	struct ex_one ex;		/* --explain: the pair's split */
 };
 
 #define SLOW_RING_BYTES (1 << 20)	/* slow_events, when used */
@@ -131,6 +134,7 @@ enum pair_drop {
 	DROP_STACK,		/* stack id could not be taken */
 	DROP_STORAGE,		/* task storage could not be created */
 	DROP_OUTPUT,		/* ring buffer of slow events full */
+	DROP_EXPLAIN_FULL,	/* --explain: its group table full */
 	NR_DROPS,
 };
 

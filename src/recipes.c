@@ -238,7 +238,7 @@ static void recipe_cleanup(struct session *s);
 	}
 /* a latency recipe: --slower-than prints its outliers */
 #define RECIPE(cname, rname, rargs, rsummary, r) \
-	RECIPE_OPTS(cname, rname, rargs, rsummary, r, OPT(SLOWER_THAN) | OPT(STACK))
+	RECIPE_OPTS(cname, rname, rargs, rsummary, r, OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN))
 
 RECIPE(cmd_syscalls, "syscalls", "", "syscall latency by syscall and errno", &r_syscalls);
 RECIPE(cmd_wq, "wq", "", "workqueue work execution time by work function", &r_wq);

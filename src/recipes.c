@@ -7,6 +7,7 @@
  * session of its own.  Their reads merge into one measurement by their key
  * values, and when the subs measure different things the first grouping
  * component, "measure", says which. */
+#include "explain.h"
 #include "kdist.h"
 #include "pair.h"
 #include "pair_cmd.h"
@@ -427,6 +428,8 @@ static void fill_header(struct rsession *rs, struct measurement *m, const struct
 		m->kind = rs->r.kind;
 		m->value_unit = rs->r.value_unit;
 		m->counts = mi->counts;
+		m->explain = mi->explain;
+		m->explain_irq = mi->explain_irq;
 		snprintf(m->key, sizeof(m->key), "%s", mi->key);
 		if (rs->nsub > 1)
 			snprintf(m->title, sizeof(m->title), "%s", rs->r.title);
@@ -479,7 +482,7 @@ static int merge_sub(struct rsession *rs, struct measurement *m, const struct me
 		if (!mg)
 			return -ENOMEM;
 		m_hist_get(&g->h, &h);
-		if (m_hist_add(&mg->h, &h))
+		if (m_hist_add(&mg->h, &h) || m_explain_add(&mg->ex, g->ex, 1))
 			return -ENOMEM;
 	}
 	return 0;

@@ -422,11 +422,16 @@ static __always_inline int start_thread(void *ctx, int src)
 	return 0;
 }
 
+static __always_inline int mq_start(void *ctx, int src);
+static __always_inline int mq_end(void *ctx, int src);
+
 static __always_inline int on_start(void *ctx, int src)
 {
 	struct task_struct *t = subject(ctx, src);
 	__u64 ts;
 
+	if (cfg.match)
+		return mq_start(ctx, src);
 	if (cfg.thread_key && cfg.task_storage)
 		return start_thread(ctx, src);
 	if (filtered_out(t) || !cond_holds(ctx, src, t, 0))
@@ -518,6 +523,8 @@ static __always_inline void end_group(void *ctx, struct group_key *g, int src)
 	g->v[cfg.nby & (PAIR_MAX_BY - 1)] = v;
 }
 
+#include "match.bpf.h"
+
 /* An END by thread whose START is gone or was never seen. */
 static __always_inline int end_no_start(struct task_struct *cur)
 {
@@ -592,6 +599,8 @@ static __always_inline int on_end(void *ctx, int src)
 	struct slow_start w;	/* read only with --slower-than */
 	__u64 ts, delta;
 
+	if (cfg.match)
+		return mq_end(ctx, src);
 	if (cfg.thread_key && cfg.task_storage)
 		return end_thread(ctx, src);
 	ts = bpf_ktime_get_ns();

@@ -18,6 +18,7 @@
 #include "syms.h"
 #include "tracefs.h"
 #include "explain.h"
+#include "match.h"
 #include "uprobe.h"
 #include "util.h"
 
@@ -71,6 +72,7 @@ static const char *const drop_names[NR_DROPS] = {
 	[DROP_STORAGE] = "storage_failed",
 	[DROP_OUTPUT] = "output_dropped",
 	[DROP_EXPLAIN_FULL] = "explain_table_full",
+	[DROP_QUEUE_FULL] = "match_queue_full",
 };
 
 static const struct {
@@ -475,6 +477,17 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 		return -EINVAL;
 	}
 	c->explain = o->explain;
+	c->match = ps->single ? MATCH_REPLACE : o->match;
+	if (c->match == MATCH_LIFO && (ps->key || ps->subject_arg)) {
+		kd_err("bad --match lifo: a stack of one thread's nested STARTs; "
+		       "for STARTs in flight per %s use --match fifo", ps->key ? ps->key : "task");
+		return -EINVAL;
+	}
+	if (c->match && o->explain) {
+		kd_err("bad option: --explain splits one interval per thread; not with --match %s",
+		       c->match == MATCH_FIFO ? "fifo" : "lifo");
+		return -EINVAL;
+	}
 
 	c->subject_arg = ps->subject_arg;
 	p->measure = ps->measure;
@@ -1181,7 +1194,8 @@ const struct command cmd_pair = {
 	.name = "pair",
 	.args = "START END",
 	.summary = "latency from START to END, matched by --key (default: same thread)",
-	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN),
+	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN) |
+		OPT(MATCH),
 	.prepare = pair_prepare,
 	.attach = pair_attach,
 	.read = pair_read,

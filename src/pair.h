@@ -82,6 +82,7 @@ struct pair_cfg {
 	unsigned long long slow_ns;
 	unsigned char slow_stack;	/* enum slow_stack */
 	unsigned char explain;		/* --explain: split intervals (explain.bpf.h) */
+	unsigned char match;		/* --match: enum match_mode (match.bpf.h) */
 };
 
 struct group_key {
@@ -135,6 +136,7 @@ enum pair_drop {
 	DROP_STORAGE,		/* task storage could not be created */
 	DROP_OUTPUT,		/* ring buffer of slow events full */
 	DROP_EXPLAIN_FULL,	/* --explain: its group table full */
+	DROP_QUEUE_FULL,	/* --match fifo|lifo: more than MQ_DEPTH in flight */
 	NR_DROPS,
 };
 

@@ -239,7 +239,8 @@ static void recipe_cleanup(struct session *s);
 	}
 /* a latency recipe: --slower-than prints its outliers */
 #define RECIPE(cname, rname, rargs, rsummary, r) \
-	RECIPE_OPTS(cname, rname, rargs, rsummary, r, OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN))
+	RECIPE_OPTS(cname, rname, rargs, rsummary, r, OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN) | \
+		    OPT(MATCH))
 
 RECIPE(cmd_syscalls, "syscalls", "", "syscall latency by syscall and errno", &r_syscalls);
 RECIPE(cmd_wq, "wq", "", "workqueue work execution time by work function", &r_wq);

@@ -79,3 +79,16 @@ sys.exit(not (n == 20 and s >= 20 * 5000000 and parts == total))" ||
 		{ fail "nanosleep (count, blocked S, sum, parts) = $msg"; return; }
 	pass "nanosleep (count, blocked S, sum, parts) = $msg"
 }
+
+test_explain_fsync_shows_d_time() {
+	# fsync of written data waits for its writeback: uninterruptible (D)
+	local f=$TMP/exfsync msg
+	"$KDIST" pair --explain --slower-than 1ns -o json syscalls:sys_enter_fsync syscalls:sys_exit_fsync \
+		-- sh -c "for i in 1 2 3 4 5; do dd if=/dev/zero of=$f bs=64k count=8 conv=fsync status=none; done" \
+		>"$TMP/fs.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	rm -f "$f"
+	msg=$(json "$TMP/fs.json" "(len([e for e in docs if e.get('event') == 'slow']), sum(e['blocked_d_ns'] for e in docs if e.get('event') == 'slow'))")
+	python3 -c "import sys; n, d = $msg; sys.exit(not (n == 5 and d > 0))" ||
+		{ fail "(fsyncs, blocked D ns) = $msg"; return; }
+	pass "(fsyncs, blocked D ns) = $msg"
+}

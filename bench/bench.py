@@ -116,7 +116,7 @@ OFFCPU = {
     "kdist pair --explain": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
                                         "raw_syscalls:sys_exit", "-p", str(p), "--explain"],
                              b"Tracing", KDIST),
-    "kdist --explain, unarmed": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+    "kdist --explain (unarmed)": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
                                             "raw_syscalls:sys_exit", "-p", "1", "--explain"],
                                  b"Tracing", KDIST),
     # Debian's offcputime (libbpf-tools 0.26) prints nothing until it exits

@@ -6,8 +6,7 @@
 #   sum            every line's and every row's parts add up to its latency
 #   cpu            on-CPU + irq within max(100 us, 2%) of the thread's CPU time
 #   runnable       runnable within max(100 us, 2%) of the schedstat run_delay
-#   blocked=NS     blocked S of every interval at least NS
-#   min_runnable=NS  runnable of every interval at least NS
+#   min_PART=NS    PART (runnable, blocked_s...) of every interval at least NS
 #   count=N        N intervals
 import json
 import sys
@@ -65,18 +64,12 @@ for w in whats:
             worst = max(worst, abs(got - r))
         mean = sum(ref[key][1:]) / (len(ref[key]) - 1)
         out.append(f"{w} within {worst / 1e3:.1f} us of the reference (mean {mean / 1e3:.0f} us)")
-    elif w.startswith("blocked="):
-        lo = int(w[8:])
-        low = min(e["blocked_s_ns"] for e in ev)
-        if low < lo:
-            die(f"blocked S {low} ns < the sleep {lo} ns")
-        out.append(f"blocked S >= {low / 1e3:.0f} us")
-    elif w.startswith("min_runnable="):
-        lo = int(w[13:])
-        low = min(e["runnable_ns"] for e in ev)
-        if low < lo:
-            die(f"runnable {low} ns < {lo} ns")
-        out.append(f"runnable >= {low / 1e3:.0f} us")
+    elif w.startswith("min_"):
+        part, lo = w[4:].split("=")
+        low = min(e[part + "_ns"] for e in ev)
+        if low < int(lo):
+            die(f"{part} {low} ns < {lo} ns")
+        out.append(f"{part} >= {low / 1e3:.0f} us")
     else:
         die(f"unknown check {w}")
 print("; ".join(out))

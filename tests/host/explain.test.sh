@@ -19,7 +19,7 @@ test_explain_spin_and_sleep_against_references() {
 	explain_run spin 20 6000 4000 || { fail "exit $?: $(cat "$TMP/err")"; return; }
 	local msg
 	msg=$(python3 "$TOP/tests/explain_check.py" "$TMP/spin.json" "$TMP/spin.times" \
-		count=20 sum cpu runnable blocked=4000000) || { fail "$msg"; return; }
+		count=20 sum cpu runnable min_blocked_s=4000000) || { fail "$msg"; return; }
 	pass "$msg"
 }
 

@@ -8,6 +8,7 @@
 #include "view/explain_view.h"
 #include "model/explain.h"
 #include "model/measure.h"
+#include "view/format.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * on its --slower-than line. */
 #include "cmd/pair/explain.h"
 #include "kernel/engine.h"
-#include "kernel/events.h"
+#include "view/evline.h"
 #include "model/measure.h"
 
 #include <errno.h>

@@ -91,6 +91,15 @@ SYSCALLS = {
                                        "--slower-than", "1s"], b"Tracing", KDIST),
     "kdist syscalls": (lambda p: [KDIST, "syscalls", "-p", str(p)], b"Tracing",
                        KDIST),
+    # several STARTs in flight per thread (a queue in task storage) against
+    # the one START of a plain pair (docs/explain.md)
+    "kdist pair --match fifo": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                           "raw_syscalls:sys_exit", "-p", str(p),
+                                           "--match", "fifo"], b"Tracing", KDIST),
+    # each pair armed and split (no switch inside a getppid): START and END's share
+    "kdist pair --explain": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                        "raw_syscalls:sys_exit", "-p", str(p), "--explain"],
+                             b"Tracing", KDIST),
     "syscount -L": (lambda p: LINE + ["syscount", "-L", "-p", str(p)], b"Tracing", "syscount"),
     "bpftrace hist": (lambda p: ["bpftrace", "-e", BPFTRACE.format(pid=p)], b"Attaching",
                       "bpftrace"),
@@ -98,6 +107,18 @@ SYSCALLS = {
 OFFCPU = {
     "none": None,
     "kdist offcpu": (lambda p: [KDIST, "offcpu", "-p", str(p)], b"Tracing", KDIST),
+    # --explain's scheduler programs per context switch (docs/explain.md): the
+    # pair alone, then with --explain on the workload (its reads block: every
+    # switch is of an armed thread), then on another process (pid 1): every
+    # switch is of threads that are not armed
+    "kdist pair (syscalls)": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                         "raw_syscalls:sys_exit", "-p", str(p)], b"Tracing", KDIST),
+    "kdist pair --explain": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                        "raw_syscalls:sys_exit", "-p", str(p), "--explain"],
+                             b"Tracing", KDIST),
+    "kdist --explain (unarmed)": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                            "raw_syscalls:sys_exit", "-p", "1", "--explain"],
+                                 b"Tracing", KDIST),
     # Debian's offcputime (libbpf-tools 0.26) prints nothing until it exits
     "offcputime": (lambda p: ["offcputime", "-p", str(p)], LINKED, "offcputime"),
 }

@@ -11,6 +11,7 @@
 #include "view/format.h"
 #include "view/view.h"
 #include "cmd/commands.h"
+#include "cmd/pair/match.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -103,6 +104,8 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_IF] = { "if", 0, "COND", "only events where FIELD OP VALUE && ... (OP: == != < <= > >= &)" },
 	[O_SLOWER_THAN] = { "slower-than", 0, "DURATION", "print each event slower than DURATION (e.g. 20ms) as it happens" },
 	[O_STACK] = { "stack", 0, NULL, "with --slower-than: the kernel and user stack of the START (--stack end: of the END)" },
+	[O_EXPLAIN] = { "explain", 0, NULL, "split each interval of the START's thread into on-CPU, irq, runnable and blocked time" },
+	[O_MATCH] = { "match", 0, "MODE", "STARTs in flight per key: replace (default: one, a new START replaces it), fifo (a queue per key) or lifo (a stack per thread: nesting, recursion)", "replace fifo lifo" },
 	[O_FIELDS] = { "fields", 0, "FIELDS", "the record's fields to print, e.g. ret,filename (default: all)" },
 	[O_MAX_RATE] = { "max-rate", 0, "N/s", "print at most N events a second, count the others" },
 	[O_MAX_BUCKETS] = { "max-buckets", 0, "N", "in-kernel histogram buckets per CPU, all functions together (default 64 per function)" },
@@ -492,6 +495,15 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		err = duration_parse(arg, &o->slower_ns, "--slower-than");
 		break;
 	case O_STACK: o->stack = 1; break;
+	case O_EXPLAIN: o->explain = true; break;
+	case O_MATCH:
+		o->match = !strcmp(arg, "fifo") ? MATCH_FIFO : !strcmp(arg, "lifo") ? MATCH_LIFO :
+			   !strcmp(arg, "replace") ? MATCH_REPLACE : -1;
+		if (o->match < 0) {
+			kd_err("bad --match '%s': expected replace, fifo or lifo", arg);
+			return -EINVAL;
+		}
+		break;
 	case O_FIELDS: o->fields = arg; break;
 	case O_MAX_RATE: {
 		char *end;

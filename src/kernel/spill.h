@@ -22,7 +22,7 @@
  * (NR_DROPS, NR_FDROPS, NR_SDROPS, named by the command) and, in the last
  * one, the events spill_event() could not hand over, which engine.c reads
  * for every command. */
-#define KD_MAX_DROPS 12
+#define KD_MAX_DROPS 16
 #define KD_DROP_SPILL (KD_MAX_DROPS - 1)
 
 struct spill_head {

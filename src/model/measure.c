@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "model/measure.h"
 #include "lib/util.h"
+#include "model/explain.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -356,9 +357,10 @@ int measurement_retire(struct measurement *m, bool (*gone)(const struct m_group 
 	int kept = 0, removed;
 
 	for (int i = 0; i < m->ngroups; i++) {
-		if (gone(&m->groups[i], ctx))
+		if (gone(&m->groups[i], ctx)) {
 			free(m->groups[i].h.slots);
-		else
+			free(m->groups[i].ex);
+		} else
 			m->groups[kept++] = m->groups[i];
 	}
 	removed = m->ngroups - kept;
@@ -445,6 +447,8 @@ int measurement_merge(struct measurement *to, const struct measurement *from)
 			return -ENOMEM;
 		g->self_ns += f->self_ns;
 		g->total_ns += f->total_ns;
+		if (m_explain_add(&g->ex, f->ex, 1))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -460,8 +464,10 @@ void measurement_copy_header(struct measurement *dst, const struct measurement *
 
 void measurement_clear(struct measurement *m)
 {
-	for (int i = 0; i < m->ngroups; i++)
+	for (int i = 0; i < m->ngroups; i++) {
 		free(m->groups[i].h.slots);
+		free(m->groups[i].ex);
+	}
 	free(m->groups);
 	free(m->index);
 	m->groups = NULL;
@@ -503,6 +509,8 @@ int measurement_diff(struct measurement *out, const struct measurement *cur,
 			return err;
 		g->self_ns = c->self_ns - (p ? p->self_ns : 0);
 		g->total_ns = c->total_ns - (p ? p->total_ns : 0);
+		if (m_explain_add(&g->ex, c->ex, 1) || (p && m_explain_add(&g->ex, p->ex, -1)))
+			return -ENOMEM;
 	}
 	for (int i = 0; i < cur->ndrops; i++) {
 		uint64_t before = 0;

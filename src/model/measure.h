@@ -17,7 +17,7 @@
 
 #define M_MAX_EVENTS 4
 #define M_MAX_BY 4
-#define M_MAX_DROPS 12
+#define M_MAX_DROPS 20
 #define M_KEY_BYTES 64
 
 enum m_kind {
@@ -138,6 +138,7 @@ struct m_group {
 	uint64_t self_ns;		/* M_FUNC: time minus traced callees */
 	uint64_t total_ns;		/* M_FUNC: inclusive time, a recursion's once */
 	uint64_t seen_ns;		/* when events last came (serve's retirement) */
+	struct m_explain *ex;		/* --explain: the split by row (explain.h) */
 };
 
 struct m_drop {
@@ -190,6 +191,8 @@ struct measurement {
 	double attach_ms;
 	struct m_cost cost;
 	struct m_names cgroup_names;
+	bool explain;		/* --explain: groups carry ex */
+	bool explain_irq;	/* ... with irq time (else shown as n/a) */
 	/* set by main */
 	double duration_s;	/* time this measurement covers */
 	int interval;		/* 1-based with -i, 0 for a whole run */

@@ -55,6 +55,8 @@ struct options {
 	const char *cond;	/* --if */
 	uint64_t slower_ns;	/* --slower-than */
 	int stack;		/* --stack: enum slow_stack */
+	bool explain;		/* --explain: split each interval (model/explain.h) */
+	int match;		/* --match: enum match_mode (cmd/pair/match.h) */
 	const char *fields;	/* trace --fields */
 	uint64_t max_rate;	/* trace --max-rate, events per second */
 	int freq;		/* profile -F */
@@ -94,7 +96,7 @@ struct options {
 enum opt_id {
 	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
 	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
-	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
+	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_EXPLAIN, O_MATCH, O_FIELDS, O_MAX_RATE,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS, O_RETIRE_AFTER,
 	O_ALLOW_HOST, O_USER, O_WEB_CONFIG, O_OTLP, O_OTLP_INTERVAL,

@@ -7,6 +7,7 @@
 #include "lib/util.h"
 #include "view/format.h"
 #include "view/view.h"
+#include "view/explain_view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -537,6 +538,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 			else
 				write_hist_text(f, h, unit, div);
 			write_stats_text(f, m, h);
+			explain_write_text(f, m, v[i]);
 			write_heatmap(f, m, vo, v[i], h, i);
 		}
 	}
@@ -722,7 +724,9 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 				(unsigned long long)h->slots[b]);
 			first = false;
 		}
-		fputs("]}", f);
+		fputc(']', f);
+		explain_write_json(f, m, v[i]);
+		fputc('}', f);
 	}
 	if (m->kind == M_FUNC) {
 		fprintf(f, "],\"functions\":{\"attached\":%d,\"skipped\":%d,\"attach_ms\":",

@@ -38,6 +38,8 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_SLOWER_THAN] = { "--slower-than", "1.5ms" },
 	/* --stack needs --slower-than: a command that takes one takes both */
 	[O_STACK] = { "--stack", "end", "--slower-than", "20ms" },
+	[O_EXPLAIN] = { "--explain" },
+	[O_MATCH] = { "--match", "fifo" },
 	[O_FIELDS] = { "--fields", "ret,filename" },
 	[O_MAX_RATE] = { "--max-rate", "100/s" },
 	[O_MAX_BUCKETS] = { "--max-buckets", "64" },

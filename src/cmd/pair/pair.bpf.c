@@ -20,6 +20,7 @@
 #include "cmd/pair/record.bpf.h"
 #include "kernel/procnote.bpf.h"
 #include "kernel/kpath.bpf.h"
+#include "cmd/pair/explain.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -394,6 +395,8 @@ static __always_inline void slow_emit(void *ctx, const struct slow_start *w,
 	e->cpu = bpf_get_smp_processor_id();
 	e->key = *k;
 	e->group = *g;
+	if (cfg.explain)
+		ex_slow(&e->ex);
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -440,7 +443,9 @@ static __always_inline int start_thread(void *ctx, int src)
 		slot->born = born;
 		if (cfg.nby)
 			slot->v = read_val(ctx, &cfg.by[0], src);
-		slot->ts = bpf_ktime_get_ns();
+		slot->ts = ts = bpf_ktime_get_ns();
+		if (cfg.explain)
+			ex_arm(cur, ts);
 		return 0;
 	}
 	sv = bpf_task_storage_get(&task_start, cur, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -452,24 +457,34 @@ static __always_inline int start_thread(void *ctx, int src)
 	if (sv->ts && cfg.restart) {
 		/* the pending START ends here: a pair like any other */
 		struct match_key k = {};	/* by thread: no key fields */
+		struct ex_cpu *x = cfg.explain ? ex_stop(cur, ts, ts - sv->ts) : NULL;
 
 		slow_emit(ctx, &sv->slow, &k, &sv->group, ts, ts - sv->ts);
 		record(&sv->group, ts - sv->ts);
+		if (cfg.explain)
+			ex_record(x, &sv->group, ts - sv->ts);
 	} else if (sv->ts) {
 		drop(DROP_START_REPLACED);
 	}
 	sv->ts = ts;
+	if (cfg.explain)
+		ex_arm(cur, ts);
 	read_group(ctx, &sv->group, src, NULL);
 	if (cfg.slow_ns)
 		slow_who(ctx, &sv->slow, NULL, cfg.slow_stack == SLOW_STACK_START);
 	return 0;
 }
 
+static __always_inline int mq_start(void *ctx, int src);
+static __always_inline int mq_end(void *ctx, int src);
+
 static __always_inline int on_start(void *ctx, int src)
 {
 	struct task_struct *t = subject(ctx, src);
 	__u64 ts;
 
+	if (cfg.match)
+		return mq_start(ctx, src);
 	if (cfg.thread_key && cfg.task_storage)
 		return start_thread(ctx, src);
 	if (filtered_out(t) || !cond_holds(ctx, src, t, 0))
@@ -561,6 +576,8 @@ static __always_inline void end_group(void *ctx, struct group_key *g, int src)
 	g->v[cfg.nby & (PAIR_MAX_BY - 1)] = v;
 }
 
+#include "cmd/pair/match.bpf.h"
+
 /* An END by thread whose START is gone or was never seen. */
 static __always_inline int end_no_start(struct task_struct *cur)
 {
@@ -574,6 +591,7 @@ static __always_inline int end_thread(void *ctx, int src)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tid_slot *slot = tid_slot(cur);
 	struct start_val *sv = NULL;	/* NULL: the START is in slot */
+	struct ex_cpu *x = NULL;	/* --explain: the split */
 	__u64 ts, delta, *start;
 
 	if (slot) {
@@ -592,6 +610,8 @@ static __always_inline int end_thread(void *ctx, int src)
 	ts = bpf_ktime_get_ns();
 	delta = ts - *start;
 	*start = 0;
+	if (cfg.explain)
+		x = ex_stop(cur, ts, delta);
 	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
 		return 0;
 	/* a START in a slot kept no task: a slow pair's is the END's, the
@@ -614,8 +634,12 @@ static __always_inline int end_thread(void *ctx, int src)
 			slow_emit(ctx, &w, &k, &g, ts, delta);
 		}
 		record(&g, delta);
+		if (cfg.explain)
+			ex_record(x, &g, delta);
 	} else {
 		record(NULL, delta);	/* no key to build */
+		if (cfg.explain)
+			ex_record(x, NULL, delta);
 	}
 	return 0;
 }
@@ -628,6 +652,8 @@ static __always_inline int on_end(void *ctx, int src)
 	struct slow_start w;	/* read only with --slower-than */
 	__u64 ts, delta;
 
+	if (cfg.match)
+		return mq_end(ctx, src);
 	if (cfg.thread_key && cfg.task_storage)
 		return end_thread(ctx, src);
 	ts = bpf_ktime_get_ns();

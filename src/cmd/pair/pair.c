@@ -22,6 +22,8 @@
 #include "lib/util.h"
 #include "view/format.h"
 #include "cmd/command.h"
+#include "cmd/pair/explain.h"
+#include "cmd/pair/match.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -87,6 +89,8 @@ static const char *const drop_names[NR_DROPS] = {
 	[DROP_PATH_NULL] = "path_null",
 	[DROP_PATH_FAULT] = "path_fault",
 	[DROP_STR_CUT] = "text_cut",
+	[DROP_EXPLAIN_FULL] = "explain_table_full",
+	[DROP_QUEUE_FULL] = "match_queue_full",
 };
 
 /* A value read as a text (into the group's string, or hashed as a key). */
@@ -556,6 +560,24 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 		c->slow_ns = o->slower_ns;
 		c->slow_stack = o->stack;
 	}
+	if (o->explain && (ps->single || ps->key || ps->subject_arg)) {
+		kd_err("bad option: --explain splits intervals that start and end on one thread; "
+		       "this measurement matches %s", ps->single ? "no intervals" :
+		       ps->key ? ps->key : "another task's events");
+		return -EINVAL;
+	}
+	c->explain = o->explain;
+	c->match = ps->single ? MATCH_REPLACE : o->match;
+	if (c->match == MATCH_LIFO && (ps->key || ps->subject_arg)) {
+		kd_err("bad --match lifo: a stack of one thread's nested STARTs; "
+		       "for STARTs in flight per %s use --match fifo", ps->key ? ps->key : "task");
+		return -EINVAL;
+	}
+	if (c->match && o->explain) {
+		kd_err("bad option: --explain splits one interval per thread; not with --match %s",
+		       c->match == MATCH_FIFO ? "fifo" : "lifo");
+		return -EINVAL;
+	}
 
 	c->subject_arg = ps->subject_arg;
 	p->measure = ps->measure;
@@ -711,6 +733,8 @@ static int print_slow(void *ctx, void *data, size_t size)
 		events_stack(f, "kstack", stack_syms_stack(p->syms, w->kstack, false, 0));
 		events_stack(f, "ustack", stack_syms_stack(p->syms, w->ustack, true, w->stack_tgid));
 	}
+	if (p->cfg.explain)
+		explain_event_fields(f, &e->ex, p->header.explain_irq);
 	events_end(f);
 	return 0;
 }
@@ -770,6 +794,69 @@ static bool reads_typed(struct pair_cfg *c)
 	return false;
 }
 
+/* --explain's programs (explain.bpf.h), and whether irq time is known. */
+static bool explain_prog(const struct bpf_program *prog)
+{
+	return !strncmp(bpf_program__name(prog), "ex_", 3);
+}
+
+static bool explain_irq_prog(const struct bpf_program *prog)
+{
+	return strstr(bpf_program__name(prog), "irq_") != NULL;
+}
+
+/* The scheduler's tracepoints are needed; without the irq ones, irq time
+ * stays in on-CPU and views show irq as n/a. */
+static int explain_attach(struct pair *p)
+{
+	struct bpf_program *prog;
+	bool irq = true;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_link *l;
+		int err;
+
+		if (!explain_prog(prog))
+			continue;
+		l = bpf_program__attach(prog);
+		if (!l && explain_irq_prog(prog)) {
+			kd_info("--explain: no irq time (%s: %s)", bpf_program__name(prog),
+				strerror(errno));
+			irq = false;
+			continue;
+		}
+		if (!l) {
+			err = -errno;
+			kd_err("failed to attach --explain's %s: %s", bpf_program__name(prog),
+			       strerror(-err));
+			return err;
+		}
+		err = engine_link(&p->eng, l);
+		if (err)
+			return err;
+	}
+	p->header.explain = true;
+	p->header.explain_irq = irq;
+	return 0;
+}
+
+/* The group of m a BPF group key is, for explain_read(). */
+static int explain_group_of(void *ctx, struct measurement *m, const struct group_key *k,
+			    struct m_group **g)
+{
+	struct pair *p = ctx;
+	struct m_value key[M_MAX_BY];
+
+	*g = NULL;
+	for (int i = 0; i < p->nby; i++) {
+		key[i] = key_value(p, i, k, true);
+		if (key[i].type != MV_NUM && !key[i].text)
+			return 0;
+	}
+	*g = (struct m_group *)measurement_find(m, key);
+	return 0;
+}
+
 static int load(struct pair *p, struct options *o)
 {
 	struct bpf_program *prog;
@@ -801,6 +888,11 @@ static int load(struct pair *p, struct options *o)
 				"a tid-keyed hash");
 		}
 	}
+	if (p->cfg.explain && !p->cfg.task_storage) {
+		kd_err("failed to explain %s: this kernel has no task storage for its programs",
+		       p->ev[0].text);
+		return -EOPNOTSUPP;
+	}
 	for (unsigned int i = 0; i < p->cfg.nby; i++)
 		if (p->cfg.by[i].kind == VAL_KSTACK || p->cfg.by[i].kind == VAL_USTACK)
 			need_stacks = true;
@@ -825,7 +917,8 @@ static int load(struct pair *p, struct options *o)
 	p->skel->rodata->cfg = p->cfg;
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
-					  (!p->cfg.single && prog == side_prog(p, 1)));
+					  (!p->cfg.single && prog == side_prog(p, 1)) ||
+					  (p->cfg.explain && explain_prog(prog)));
 	for (int side = 0; side < (p->cfg.single ? 1 : 2); side++) {
 		if (p->src[side] != SRC_FENTRY && p->src[side] != SRC_FEXIT)
 			continue;
@@ -996,7 +1089,7 @@ int pair_attach(struct session *s)
 		kd_info("%s %s attached as %s", roles[side], p->ev[side].text,
 			src_attach_name(p, side));
 	}
-	return 0;
+	return p->cfg.explain ? explain_attach(p) : 0;
 }
 
 /* Grouping component i of a BPF group key as the measurement keys it.
@@ -1162,7 +1255,11 @@ int pair_read(struct session *s, struct measurement *m)
 		g = measurement_group(m, NULL);
 		if (!g)
 			return -ENOMEM;
-		return m_hist_set(&g->h, &h);
+		err = m_hist_set(&g->h, &h);
+		if (!err && p->cfg.explain)
+			err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups), m,
+					   explain_group_of, p);
+		return err;
 	}
 	if (p->drain) {
 		p->read_ns = now_ns();
@@ -1189,6 +1286,9 @@ int pair_read(struct session *s, struct measurement *m)
 	for (int i = 0; i < p->nby; i++)
 		if (p->by[i].fmt >= FMT_CONTAINER && p->by[i].fmt <= FMT_UNIT)
 			cgroup_stats(&m->cgroup_names);
+	if (!err && p->cfg.explain)
+		err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups), m,
+				   explain_group_of, p);
 	return err;
 }
 
@@ -1209,7 +1309,8 @@ const struct command cmd_pair = {
 	.name = "pair",
 	.args = "START END",
 	.summary = "latency from START to END, matched by --key (default: same thread)",
-	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK),
+	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN) |
+		OPT(MATCH),
 	.caps = CMD_SERVE,
 	.prepare = pair_prepare,
 	.attach = pair_attach,

@@ -7,6 +7,7 @@
 #include "kernel/cond.h"
 #include "kernel/filter.h"
 #include "kernel/kpath.h"
+#include "model/explain.h"
 
 #define PAIR_MAX_KEY 4	/* fields matching START to END */
 #define PAIR_MAX_BY 4	/* grouping components */
@@ -86,6 +87,8 @@ struct pair_cfg {
 	unsigned char slow_stack;	/* enum slow_stack */
 	/* paths through the kernel's types that values (VAL_PATH*) follow */
 	struct kpath path[KPATH_MAX];
+	unsigned char explain;		/* --explain: split intervals (explain.bpf.h) */
+	unsigned char match;		/* --match: enum match_mode (match.bpf.h) */
 };
 
 struct group_key {
@@ -122,6 +125,7 @@ struct slow_event {
 	unsigned int pad;
 	struct match_key key;
 	struct group_key group;
+	struct ex_one ex;		/* --explain: the pair's split */
 };
 
 #define SLOW_RING_BYTES (1 << 20)	/* slow_events, when used */
@@ -142,6 +146,8 @@ enum pair_drop {
 	DROP_PATH_NULL,		/* a path met a NULL pointer */
 	DROP_PATH_FAULT,	/* a path's read faulted */
 	DROP_STR_CUT,		/* a text longer than PAIR_STR_LEN - 1, cut */
+	DROP_EXPLAIN_FULL,	/* --explain: its group table full */
+	DROP_QUEUE_FULL,	/* --match fifo|lifo: more than MQ_DEPTH in flight */
 	NR_DROPS,
 };
 #define NR_DROPS_PLAIN DROP_PATH_NULL

@@ -7,6 +7,7 @@
  * session of its own.  Their reads merge into one measurement by their key
  * values, and when the subs measure different things the first grouping
  * component, "measure", says which. */
+#include "model/explain.h"
 #include "cmd/pair/pair.h"
 #include "cmd/pair/pair_cmd.h"
 #include "kernel/spec.h"
@@ -250,7 +251,8 @@ static void recipe_cleanup(struct session *s);
 	}
 /* a latency recipe: --slower-than prints its outliers */
 #define RECIPE(cname, rname, rargs, rsummary, r) \
-	RECIPE_OPTS(cname, rname, rargs, rsummary, r, OPT(SLOWER_THAN) | OPT(STACK))
+	RECIPE_OPTS(cname, rname, rargs, rsummary, r, OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN) | \
+		    OPT(MATCH))
 
 RECIPE(cmd_syscalls, "syscalls", "", "syscall latency by syscall and errno", &r_syscalls);
 RECIPE(cmd_wq, "wq", "", "workqueue work execution time by work function", &r_wq);
@@ -439,6 +441,8 @@ static void fill_header(struct rsession *rs, struct measurement *m, const struct
 		m->kind = rs->r.kind;
 		m->value_unit = rs->r.value_unit;
 		m->counts = mi->counts;
+		m->explain = mi->explain;
+		m->explain_irq = mi->explain_irq;
 		snprintf(m->key, sizeof(m->key), "%s", mi->key);
 		if (rs->nsub > 1)
 			snprintf(m->title, sizeof(m->title), "%s", rs->r.title);
@@ -491,7 +495,7 @@ static int merge_sub(struct rsession *rs, struct measurement *m, const struct me
 		if (!mg)
 			return -ENOMEM;
 		m_hist_get(&g->h, &h);
-		if (m_hist_add(&mg->h, &h))
+		if (m_hist_add(&mg->h, &h) || m_explain_add(&mg->ex, g->ex, 1))
 			return -ENOMEM;
 	}
 	return 0;

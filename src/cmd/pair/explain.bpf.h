@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --explain in the kernel: a state machine per armed thread (one with an
+ * open interval).  START arms the thread with the START's own timestamp;
+ * sched_switch, sched_wakeup(_new) and the irq tracepoints move it between
+ * states, each state's time read from the same clock as the latency; END
+ * charges the last stretch with the END's timestamp.  Every stretch starts
+ * where the previous one ended, so the parts add up to END - START exactly.
+ * A thread that is not armed has no storage: its switches and wakeups cost
+ * one task storage lookup that finds nothing (the task's storage list is
+ * empty) and leave.
+ *
+ * Included by pair.bpf.c after cfg and the drop counters.
+ */
+#ifndef KDIST_EXPLAIN_BPF_H
+#define KDIST_EXPLAIN_BPF_H
+
+#include "cmd/pair/explain.h"
+
+struct ex_task {
+	__u64 last;		/* where the current stretch began */
+	__u64 acc[EX_NPARTS];	/* by enum ex_part; EX_IRQ kept apart below */
+	__u64 irq;		/* irq handler time while it was on a CPU */
+	__u32 switches, preempts;
+	__u32 state;		/* EX_ONCPU, EX_RUNNABLE, EX_S, EX_D or EX_OTHER */
+	__u32 armed;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ex_task);
+} ex_tasks SEC(".maps");
+
+/* Sums per group and row, for the whole run (user space reads, never
+ * deletes: a group's rows are at most EX_ROWS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct ex_key);
+	__type(value, struct ex_val);
+} explain_groups SEC(".maps");
+
+/* Per CPU: irq nesting, when the outermost handler began, and the split of
+ * the interval that just ended (for its --slower-than line) with room for
+ * the key of explain_groups, which is too large for the END's stack. */
+struct ex_cpu {
+	__u32 irq_depth;
+	__u64 irq_start;
+	struct ex_one last;
+	struct ex_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ex_cpu);
+} ex_percpu SEC(".maps");
+
+static const struct ex_val ex_zero;
+
+/* Kernels before 5.14 name the field `state`. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* Where a thread that leaves a CPU goes.  The task's state now, not the
+ * tracepoint's prev_state argument: __schedule() reads prev_state before
+ * it finds a signal pending and puts the task back to TASK_RUNNING, and a
+ * task preempted while it set itself up to wait is still on its run queue
+ * whatever its state says. */
+static __always_inline __u32 ex_leave_state(struct task_struct *t, bool preempt)
+{
+	unsigned int s;
+
+	if (bpf_core_field_exists(t->__state))
+		s = BPF_CORE_READ(t, __state);
+	else
+		s = BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+	if (preempt || !s)
+		return EX_RUNNABLE;
+	if (s & 1)		/* TASK_INTERRUPTIBLE */
+		return EX_S;
+	if (s & 2)		/* TASK_UNINTERRUPTIBLE, TASK_KILLABLE, TASK_IDLE */
+		return EX_D;
+	return EX_OTHER;
+}
+
+static __always_inline struct ex_task *ex_armed(struct task_struct *t)
+{
+	struct ex_task *x = bpf_task_storage_get(&ex_tasks, t, 0, 0);
+
+	return x && x->armed ? x : NULL;
+}
+
+/* The stretch since x->last goes to the current state. */
+static __always_inline void ex_charge(struct ex_task *x, __u64 now)
+{
+	__u32 s = x->state;
+
+	if (now <= x->last)
+		return;	/* another CPU's clock a hair behind: the next stretch takes it */
+	if (s < EX_NPARTS)
+		x->acc[s] += now - x->last;
+	x->last = now;
+}
+
+/* START of thread cur at ts: a new interval, on-CPU. */
+static __always_inline void ex_arm(struct task_struct *cur, __u64 ts)
+{
+	struct ex_task *x = bpf_task_storage_get(&ex_tasks, cur, 0,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!x) {
+		drop(DROP_STORAGE);	/* its END records it unattributed */
+		return;
+	}
+	__builtin_memset(x, 0, sizeof(*x));
+	x->last = ts;
+	x->state = EX_ONCPU;
+	x->armed = 1;
+}
+
+/* END of thread cur at ts, delta after its START: the split into the CPU's
+ * ex_cpu.last, the thread disarmed.  NULL only if the per-CPU slot is. */
+static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts, __u64 delta)
+{
+	__u32 zero = 0;
+	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
+	struct ex_task *x = ex_armed(cur);
+	__u64 sum = 0, irq, excess;
+
+	if (!c)
+		return NULL;
+	__builtin_memset(&c->last, 0, sizeof(c->last));
+	if (!x) {
+		c->last.part[EX_UNATTR] = delta;
+		return c;
+	}
+	ex_charge(x, ts);
+	x->armed = 0;
+	for (int i = 0; i < EX_NPARTS; i++) {
+		c->last.part[i] = x->acc[i];
+		sum += x->acc[i];
+	}
+	irq = x->irq < x->acc[EX_ONCPU] ? x->irq : x->acc[EX_ONCPU];
+	c->last.part[EX_ONCPU] -= irq;
+	c->last.part[EX_IRQ] = irq;
+	c->last.switches = x->switches;
+	c->last.preempts = x->preempts;
+	if (sum <= delta) {
+		c->last.part[EX_UNATTR] += delta - sum;
+		return c;
+	}
+	/* only if clocks of two CPUs disagreed: the parts still add up */
+	excess = sum - delta;
+	for (int i = 0; i < EX_NPARTS; i++) {
+		__u64 take = c->last.part[i] < excess ? c->last.part[i] : excess;
+
+		c->last.part[i] -= take;
+		excess -= take;
+	}
+	return c;
+}
+
+/* The split of c->last added to group g's row of delta. */
+static __always_inline void ex_record(struct ex_cpu *c, const struct group_key *g, __u64 delta)
+{
+	struct ex_val *v;
+
+	if (!c)
+		return;
+	__builtin_memset(&c->key, 0, sizeof(c->key));
+	if (g)
+		c->key.group = *g;
+	c->key.row = delta ? hist_ilog2(delta) + 1 : 0;
+	v = lookup_or_init(&explain_groups, &c->key, &ex_zero);
+	if (!v) {
+		drop(DROP_EXPLAIN_FULL);
+		return;
+	}
+	v->count++;
+	v->sum += delta;
+	for (int i = 0; i < EX_NPARTS; i++)
+		v->part[i] += c->last.part[i];
+	v->switches += c->last.switches;
+	v->preempts += c->last.preempts;
+}
+
+/* The split of the pair that just ended on this CPU, for its slow line. */
+static __always_inline void ex_slow(struct ex_one *o)
+{
+	__u32 zero = 0;
+	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
+
+	if (c)
+		*o = c->last;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ex_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct ex_task *x = ex_armed(prev);
+	__u64 now = 0;
+
+	if (x) {
+		now = bpf_ktime_get_ns();
+		ex_charge(x, now);
+		x->switches++;
+		x->state = ex_leave_state(prev, preempt);
+		if (x->state == EX_RUNNABLE)
+			x->preempts++;
+	}
+	x = ex_armed(next);
+	if (x) {
+		ex_charge(x, now ? now : bpf_ktime_get_ns());
+		x->state = EX_ONCPU;
+	}
+	return 0;
+}
+
+/* A blocked thread woken: runnable from now.  A wakeup of a thread still
+ * on its CPU (it had not switched out yet) changes nothing here: its
+ * switch-out then finds it TASK_RUNNING. */
+static __always_inline int ex_woken(struct task_struct *p)
+{
+	struct ex_task *x = ex_armed(p);
+
+	if (x && x->state >= EX_S) {
+		ex_charge(x, bpf_ktime_get_ns());
+		x->state = EX_RUNNABLE;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(ex_wakeup, struct task_struct *p) { return ex_woken(p); }
+
+/* a new thread is never armed, but a START in a thread's first instant is
+ * possible only after this: kept for a state machine with no gap */
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(ex_wakeup_new, struct task_struct *p) { return ex_woken(p); }
+
+/* Irq time: from the outermost handler's entry to its exit, charged to the
+ * thread it interrupted if that one is armed.  Handlers nest (a hard irq
+ * in a softirq), hence the depth. */
+static __always_inline int ex_irq_enter(void)
+{
+	__u32 zero = 0;
+	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
+
+	if (c && !c->irq_depth++)
+		c->irq_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int ex_irq_exit(void)
+{
+	__u32 zero = 0;
+	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
+	struct ex_task *x;
+
+	/* depth 0: the handler began before the program was attached */
+	if (!c || !c->irq_depth || --c->irq_depth)
+		return 0;
+	x = ex_armed(bpf_get_current_task_btf());
+	if (x && x->state == EX_ONCPU)
+		x->irq += bpf_ktime_get_ns() - c->irq_start;
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(ex_hardirq_entry) { return ex_irq_enter(); }
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(ex_hardirq_exit) { return ex_irq_exit(); }
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(ex_softirq_entry) { return ex_irq_enter(); }
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(ex_softirq_exit) { return ex_irq_exit(); }
+
+#endif

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --explain in user space: the kernel's sums per group and row
+ * (explain.bpf.h) into the measurement's groups, and one interval's split
+ * on its --slower-than line. */
+#include "cmd/pair/explain.h"
+#include "kernel/engine.h"
+#include "view/evline.h"
+#include "model/measure.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+int explain_read(struct engine *e, int fd, struct measurement *m,
+		 int (*group_of)(void *ctx, struct measurement *m, const struct group_key *k,
+				 struct m_group **g),
+		 void *ctx)
+{
+	struct ex_key k, next, *cur = NULL;
+	size_t stride = engine_percpu_stride(sizeof(struct ex_val));
+	int err = 0;
+
+	memset(&next, 0, sizeof(next));
+	while (!err && !bpf_map_get_next_key(fd, cur, &next)) {
+		const char *v;
+		struct m_group *g;
+
+		k = next;
+		cur = &k;
+		if (k.row >= EX_ROWS || group_of(ctx, m, &k.group, &g) || !g)
+			continue;	/* a group the histograms have not shown yet */
+		v = engine_percpu(e, fd, &k);
+		if (!v)
+			continue;
+		if (!g->ex && !(g->ex = calloc(1, sizeof(*g->ex))))
+			return -ENOMEM;
+		for (int c = 0; c < e->ncpu; c++)
+			ex_val_add(&g->ex->row[k.row], (const struct ex_val *)(v + c * stride), 1);
+	}
+	return err;
+}
+
+void explain_event_fields(FILE *f, const struct ex_one *x, bool irq)
+{
+	char name[32], val[32];
+
+	for (int p = 0; p < EX_NPARTS; p++) {
+		snprintf(name, sizeof(name), "%s_ns", ex_part_names[p]);
+		snprintf(val, sizeof(val), "%llu", x->part[p]);
+		events_field(f, name, p == EX_IRQ && !irq ? "null" : val, false);
+	}
+	snprintf(val, sizeof(val), "%u", x->switches);
+	events_field(f, "switches", val, false);
+	snprintf(val, sizeof(val), "%u", x->preempts);
+	events_field(f, "preemptions", val, false);
+}

@@ -1,0 +1,94 @@
+# kdist --explain: intervals split into on-CPU, irq, runnable and blocked
+# time, against the references the workload takes inside each interval
+# (tests/workloads/splitwork.c).
+# shellcheck shell=bash
+
+# explain_run NAME SPLITWORK_ARGS...: pair --explain on split_step with a
+# line per interval (--slower-than 1ns), JSON Lines into $TMP/NAME.json, the
+# workload's references into $TMP/NAME.times.
+explain_run() {
+	local name=$1 sw=$WL/splitwork
+	shift
+	rm -f "$TMP/$name.times"
+	KDIST_WL_TIMES=$TMP/$name.times "$KDIST" pair --explain --slower-than 1ns -o json \
+		"u:$sw:split_step" "ur:$sw:split_step" -- "$sw" "$@" >"$TMP/$name.json" 2>"$TMP/err"
+}
+
+test_explain_spin_and_sleep_against_references() {
+	# 20 calls: 6 ms of CPU time, then a 4 ms sleep
+	explain_run spin 20 6000 4000 || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local msg
+	msg=$(python3 "$TOP/tests/explain_check.py" "$TMP/spin.json" "$TMP/spin.times" \
+		count=20 sum cpu runnable min_blocked_s=4000000) || { fail "$msg"; return; }
+	pass "$msg"
+}
+
+test_explain_fifo_competitor_is_runnable_time() {
+	# pinned beside a SCHED_FIFO thread that spins 20 ms of each call
+	explain_run fifo 10 500 0 20 || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local msg
+	msg=$(python3 "$TOP/tests/explain_check.py" "$TMP/fifo.json" "$TMP/fifo.times" \
+		count=10 sum runnable min_runnable=19000000) || { fail "$msg"; return; }
+	pass "$msg"
+}
+
+test_explain_irq_bounded_by_proc_stat() {
+	# irq time is what the irq tracepoints saw while the thread ran: at
+	# most the machine's irq and softirq time over the run (/proc/stat,
+	# jiffies: one tick of slack per CPU)
+	local before after hz=100 msg
+	before=$(awk '/^cpu /{print $7 + $8}' /proc/stat)
+	explain_run irq 20 5000 0 || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	after=$(awk '/^cpu /{print $7 + $8}' /proc/stat)
+	hz=$(getconf CLK_TCK)
+	msg=$(json "$TMP/irq.json" "(d['groups'][0]['explain']['all']['parts']['irq'], d['groups'][0]['explain']['irq'])")
+	python3 - "$msg" "$before" "$after" "$hz" "$(nproc)" <<'PY' || { fail "irq $msg above /proc/stat's"; return; }
+import sys
+irq, on = eval(sys.argv[1])
+before, after, hz, ncpu = map(int, sys.argv[2:])
+bound = (after - before + ncpu) * 1e9 / hz
+print(f"irq {irq} ns (attached: {on}), /proc/stat irq+softirq <= {bound:.0f} ns")
+sys.exit(not (on and irq is not None and irq <= bound))
+PY
+	pass "irq $(json "$TMP/irq.json" "d['groups'][0]['explain']['all']['parts']['irq']") ns within /proc/stat's irq and softirq time"
+}
+
+test_explain_refused_where_no_thread() {
+	local rc
+	"$KDIST" pair --explain --key pid sched:sched_wakeup sched:sched_switch -d 1 >/dev/null 2>"$TMP/err"
+	rc=$?
+	[ $rc = 2 ] || { fail "exit $rc, expected 2: $(cat "$TMP/err")"; return; }
+	grep -q -- "--explain" "$TMP/err" || { fail "says: $(cat "$TMP/err")"; return; }
+	"$KDIST" runq --explain -d 1 >/dev/null 2>"$TMP/err2"
+	rc=$?
+	[ $rc = 2 ] || { fail "runq: exit $rc, expected 2: $(cat "$TMP/err2")"; return; }
+	pass "$(head -1 "$TMP/err")"
+}
+
+test_explain_syscalls_recipe_splits_sleeps() {
+	# the syscalls recipe with --explain: 20 nanosleeps of 5 ms are blocked S
+	"$KDIST" syscalls --explain -o json -- "$WL/sleeper" 20 5 >"$TMP/sys.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local msg
+	msg=$(json "$TMP/sys.json" "[(g['count'], g['explain']['all']['parts']['blocked_s'], g['sum'], sum(v or 0 for v in g['explain']['all']['parts'].values())) for g in d['groups'] if g['by'].get('syscall') == 'nanosleep'][0]") ||
+		{ fail "no nanosleep group: $(head -c 300 "$TMP/sys.json")"; return; }
+	python3 -c "
+import sys
+n, s, total, parts = $msg
+sys.exit(not (n == 20 and s >= 20 * 5000000 and parts == total))" ||
+		{ fail "nanosleep (count, blocked S, sum, parts) = $msg"; return; }
+	pass "nanosleep (count, blocked S, sum, parts) = $msg"
+}
+
+test_explain_fsync_shows_d_time() {
+	# fsync of written data waits for its writeback: uninterruptible (D)
+	local f=$TMP/exfsync msg
+	"$KDIST" pair --explain --slower-than 1ns -o json syscalls:sys_enter_fsync syscalls:sys_exit_fsync \
+		-- sh -c "for i in 1 2 3 4 5; do dd if=/dev/zero of=$f bs=64k count=8 conv=fsync status=none; done" \
+		>"$TMP/fs.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	rm -f "$f"
+	msg=$(json "$TMP/fs.json" "(len([e for e in docs if e.get('event') == 'slow']), sum(e['blocked_d_ns'] for e in docs if e.get('event') == 'slow'))")
+	python3 -c "import sys; n, d = $msg; sys.exit(not (n == 5 and d > 0))" ||
+		{ fail "(fsyncs, blocked D ns) = $msg"; return; }
+	pass "(fsyncs, blocked D ns) = $msg"
+}

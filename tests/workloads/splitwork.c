@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* splitwork N SPIN_US SLEEP_US [FIFO_MS]: N calls of split_step(), each of
+ * which spins SPIN_US microseconds of its thread's CPU time, then sleeps
+ * SLEEP_US microseconds (clock_nanosleep; 0: no sleep).  Inside each call
+ * it takes its own reference values, one line each to $KDIST_WL_TIMES
+ * (report.h): "cpu NS" (CLOCK_THREAD_CPUTIME_ID), "run_delay NS" (the
+ * scheduler's wait time from /proc/thread-self/schedstat) and "wall NS".
+ *
+ * With FIFO_MS, the thread is pinned to CPU 0 beside a SCHED_FIFO thread
+ * pinned there too: each call, after its spin, wakes that thread, which
+ * spins FIFO_MS milliseconds of wall time and waits again; the caller is
+ * runnable, not running, for all of it. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "report.h"
+
+static int sched_fd, wake[2], done[2];
+static long fifo_ns;
+
+static long clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static long run_delay(void)
+{
+	char buf[128];
+	ssize_t n = pread(sched_fd, buf, sizeof(buf) - 1, 0);
+	unsigned long long run, delay;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &delay) == 2 ? (long)delay : -1;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(s), &s))
+		exit(3);
+}
+
+static void *competitor(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	char c;
+
+	pin(0);
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		exit(4);
+	if (write(done[1], "r", 1) != 1)	/* ready */
+		exit(5);
+	while (read(wake[0], &c, 1) == 1) {
+		long end = clock_ns(CLOCK_MONOTONIC) + fifo_ns;
+
+		while (clock_ns(CLOCK_MONOTONIC) < end)
+			;
+		if (write(done[1], "d", 1) != 1)
+			exit(5);
+	}
+	return arg;
+}
+
+/* The traced function: noinline, and its references are taken inside it. */
+__attribute__((noinline)) void split_step(long spin_ns, long sleep_ns)
+{
+	long cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay();
+	long w0 = clock_ns(CLOCK_MONOTONIC);
+	struct timespec ts = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
+	char c;
+
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < spin_ns)
+		;
+	if (fifo_ns) {
+		/* the competitor runs at once on our CPU; its "d" comes when
+		 * it is done, and we run again only then */
+		if (write(wake[1], "w", 1) != 1 || read(done[0], &c, 1) != 1)
+			exit(5);
+	}
+	if (sleep_ns)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	wl_report("wall", clock_ns(CLOCK_MONOTONIC) - w0);
+	wl_report("cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
+	wl_report("run_delay", run_delay() - d0);
+}
+
+int main(int argc, char **argv)
+{
+	long n, spin_ns, sleep_ns;
+	pthread_t t;
+	char c;
+
+	if (argc < 4)
+		return 2;
+	n = atol(argv[1]);
+	spin_ns = atol(argv[2]) * 1000L;
+	sleep_ns = atol(argv[3]) * 1000L;
+	fifo_ns = argc > 4 ? atol(argv[4]) * 1000000L : 0;
+	sched_fd = open("/proc/thread-self/schedstat", O_RDONLY);
+	if (sched_fd < 0)
+		return 3;
+	wl_report_open();
+	if (fifo_ns) {
+		if (pipe(wake) || pipe(done))
+			return 3;
+		pin(0);
+		pthread_create(&t, NULL, competitor, NULL);
+		if (read(done[0], &c, 1) != 1)
+			return 5;
+	}
+	for (long i = 0; i < n; i++)
+		split_step(spin_ns, sleep_ns);
+	return 0;
+}

@@ -531,7 +531,7 @@ test_matrix_module_seed() {
 	local prm=/sys/module/kdist_seed/parameters np nf w p0 i out p n lo res=
 	[ -e /sys/kernel/tracing/events/smmu/io_fault_entry ] ||
 		{ mx_skip "kdist_seed module not loaded (the VM tier builds and loads it)"; return; }
-	read -r np nf w p0 < <(cat $prm/pasids $prm/faults $prm/wait_us $prm/first_pasid | paste -sd' ')
+	read -r np nf w p0 <<<"$(cat $prm/pasids $prm/faults $prm/wait_us $prm/first_pasid | paste -sd' ')"
 	echo 1 >$prm/inflight
 	mx_bg seed "echo 1 >$prm/run" pair smmu:io_fault_entry smmu:io_fault_exit --key pasid --by pasid ||
 		return

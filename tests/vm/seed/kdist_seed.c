@@ -74,8 +74,11 @@ static int run_set(const char *val, const struct kernel_param *kp)
 			INIT_WORK(&f->work, resolve);
 			f->pasid = first_pasid + i / inflight;
 			f->wait_ns = (s64)(i / inflight + 1) * wait_us * NSEC_PER_USEC;
-			f->start = ktime_get();
 			trace_io_fault_entry(dev, f->pasid);
+			/* after the entry's programs ran (they may take long,
+			 * emulated): the exit comes no sooner than wait_ns
+			 * after any timestamp they took */
+			f->start = ktime_get();
 			queue_work(seed_wq, &f->work);
 		}
 		flush_workqueue(seed_wq);

@@ -6,7 +6,8 @@
 #                           tiers': the cross compiler, the arm64 builds of the
 #                           libraries kdist links statically (multiarch -dev
 #                           packages, after `dpkg --add-architecture arm64`),
-#                           QEMU for user emulation and for a whole machine
+#                           QEMU for user emulation and for a whole machine,
+#                           mmdebstrap for the arm64 VM's root filesystem
 #   --list after either: print the packages, one a line, and install nothing
 # As root, apt-get directly; otherwise through sudo when there is one.
 set -e
@@ -19,7 +20,7 @@ check="llvm libclang-rt-14-dev bpftrace libbpf-tools qemu-system-x86 busybox-sta
 # `apt-get download` into its cache instead of installing it.
 arm64="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libbpf-dev:arm64 libelf-dev:arm64
        zlib1g-dev:arm64 libjansson-dev:arm64 libyaml-dev:arm64 libssl-dev:arm64
-       libcrypt-dev:arm64 qemu-system-arm qemu-user-static"
+       libcrypt-dev:arm64 qemu-system-arm qemu-user-static mmdebstrap"
 case "${1:-all}" in
 build) pkgs=$build ;;
 arm64) pkgs=$arm64 ;;

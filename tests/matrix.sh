@@ -103,11 +103,17 @@ test_matrix_pair_tracepoint() {
 	mx_pass "20 nanosleeps of 2 ms, shortest $lo ns"
 }
 
+# the kernel's syscall entry functions, one of which a syscall's kernel
+# stack holds, by architecture
+case $(uname -m) in
+aarch64) MX_SYSCALL_ENTRY="'invoke_syscall', 'el0_svc'" ;;
+*) MX_SYSCALL_ENTRY="'do_syscall_64', 'entry_SYSCALL_64'" ;;
+esac
 test_matrix_pair_kstack() {
 	mx_case "pair --by kstack"
 	mx_run pks pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep --by comm,kstack \
 		-c "$WL/sleeper 20 2" || return
-	read -r n k l <<<"$(mx_eval pks "'%d %d %d' % (g(comm='sleeper'), sum(x['count'] for x in d['groups'] if any(f in str(x['by'].get('kstack')) for f in ('do_syscall_64', 'entry_SYSCALL_64'))), d['drops'].get('stack_failed', 0))")"
+	read -r n k l <<<"$(mx_eval pks "'%d %d %d' % (g(comm='sleeper'), sum(x['count'] for x in d['groups'] if any(f in str(x['by'].get('kstack')) for f in ($MX_SYSCALL_ENTRY))), d['drops'].get('stack_failed', 0))")"
 	# kernels before the 2023 fix of syscall tracepoints' registers hand a
 	# syscalls: tracepoint's program the user registers: no kernel stack
 	# (kdist counts each as stack_failed); raw tracepoints are not affected
@@ -513,4 +519,30 @@ test_matrix_module_tracepoint() {
 	n=$(mx_eval m9p "g(comm='dd')")
 	[ "$n" -ge 50 ] || { mx_fail "dd: $n 9p requests for 50 uncached reads"; return; }
 	mx_pass "dd: $n 9p requests for 50 uncached reads (>= 50)"
+}
+
+# The seed scenario: kdist_seed (tests/vm/seed, built and loaded by the VM
+# tier) raises IO page faults between its smmu:io_fault_entry and
+# io_fault_exit tracepoints, for several PASIDs at once, each resolved in
+# a kworker no sooner than (i + 1) * wait_us for the i-th PASID: per PASID
+# an exact count and latencies no shorter than its wait
+test_matrix_module_seed() {
+	mx_case "pair --key pasid --by pasid (seed module)"
+	local prm=/sys/module/kdist_seed/parameters np nf w p0 i out p n lo res=
+	[ -e /sys/kernel/tracing/events/smmu/io_fault_entry ] ||
+		{ mx_skip "kdist_seed module not loaded (the VM tier builds and loads it)"; return; }
+	read -r np nf w p0 <<<"$(cat $prm/pasids $prm/faults $prm/wait_us $prm/first_pasid | paste -sd' ')"
+	echo 1 >$prm/inflight
+	mx_bg seed "echo 1 >$prm/run" pair smmu:io_fault_entry smmu:io_fault_exit --key pasid --by pasid ||
+		return
+	# PASID count shortest, a line each, by PASID
+	out=$(mx_eval seed "'\\n'.join('%s %d %d' % (x['by'].get('pasid'), x['count'], x['min']) for x in sorted(d['groups'], key=lambda x: int(x['by'].get('pasid', 0))))")
+	[ "$(wc -l <<<"$out")" = "$np" ] || { mx_fail "groups: $out; expected $np PASIDs"; return; }
+	for ((i = 0; i < np; i++)); do
+		read -r p n lo <<<"$(sed -n "$((i + 1))p" <<<"$out")"
+		[ "$p" = $((p0 + i)) ] && exact "$n" "$nf" "$TMP/seed.json" && [ "$lo" -ge $(((i + 1) * w * 1000)) ] ||
+			{ mx_fail "PASID $p: $n faults ($nf), shortest $lo ns (>= $(((i + 1) * w)) us), $(mx_losses seed)"; return; }
+		res+="${res:+, }$p: $n >= $((lo / 1000)) us"
+	done
+	mx_pass "$np PASIDs x $nf faults, resolved in a kworker (PASID: count >= shortest): $res"
 }

@@ -7,16 +7,20 @@
 #   vm_machine    QEMU machine and CPU options (an array)
 #   vm_console    the kernel's serial console device
 #   vm_build      where `make ARCH=...` puts kdist and the workloads for it
+#   vm_karch      the kernel's ARCH= (for a module, tests/vm/seed-module.sh)
+#   vm_triplet    the GNU triplet (its cross compiler's prefix)
 # Returns 1 for an unknown flavor.
 vm_arch() {
 	case $1 in
 	6.1|6.12)
 		vm_deb_arch=amd64 vm_kflavor=$1 vm_build=build
+		vm_karch=x86 vm_triplet=x86_64-linux-gnu
 		vm_qemu=qemu-system-x86_64 vm_qemu_pkg=qemu-system-x86
 		vm_machine=(-cpu max) vm_console=ttyS0 ;;
 	arm64-6.1|arm64-6.12)
 		# -M virt has PCI, so the same virtio-9p-pci devices serve
 		vm_deb_arch=arm64 vm_kflavor=${1#arm64-} vm_build=build/arm64
+		vm_karch=arm64 vm_triplet=aarch64-linux-gnu
 		vm_qemu=qemu-system-aarch64 vm_qemu_pkg=qemu-system-arm
 		vm_machine=(-M virt -cpu max) vm_console=ttyAMA0 ;;
 	*) return 1 ;;
@@ -46,4 +50,29 @@ vm_busybox() {
 		rm -rf "$dir.tmp"
 	fi
 	echo "$dir/bin/busybox"
+}
+
+# The programs the VM's tests run (tests/vm/func-vm.sh, tests/lib.sh,
+# tests/matrix.sh): bash, python3, coreutils, util-linux, iproute2,
+# bpftool, llvm-nm (bpf_leftovers), busybox (insmod, xzcat)
+vm_rootfs_pkgs=bash,coreutils,dash,python3,util-linux,mount,grep,sed,gawk,findutils,procps,iproute2,busybox,bpftool,llvm,kmod,diffutils
+
+# vm_rootfs DEB_ARCH: print the path of a Debian root filesystem of that
+# architecture holding vm_rootfs_pkgs, for a guest that cannot run this
+# machine's programs (its root instead of the host's /).  Made once per
+# package list with mmdebstrap from Debian's archive, the packages only
+# unpacked (variant extract: nothing of the other architecture runs
+# here); awk is the one alternative the tests call by its generic name.
+vm_rootfs() {
+	local arch=$1 cache=${KDIST_VM_CACHE:-/var/cache/kdist-vm} dir
+	dir=$cache/rootfs-$arch-$(echo "$vm_rootfs_pkgs" | sha256sum | cut -c1-12)
+	if [ ! -x "$dir/usr/bin/python3" ]; then
+		command -v mmdebstrap >/dev/null ||
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q mmdebstrap >&2 || return 1
+		rm -rf "$dir.tmp" "$cache/rootfs-$arch-"*
+		mmdebstrap --mode=root --variant=extract --architectures="$arch" --skip=check/qemu \
+			--include="$vm_rootfs_pkgs" --customize-hook='ln -sf gawk "$1/usr/bin/awk"' \
+			bookworm "$dir.tmp" >&2 && mv "$dir.tmp" "$dir" || { rm -rf "$dir.tmp"; return 1; }
+	fi
+	echo "$dir"
 }

@@ -1,9 +1,13 @@
 #!/bin/bash
 # Kernel functions, run inside a VM by tests/vm/run.sh (tests/vm/run-in-vm
 # FLAVOR tests/vm/func-vm.sh): kdist func and pair's k:/kr: on a stock
-# Debian kernel.  KDIST_VM_FLAVOR says which (6.1: kprobes only; 6.12:
-# kprobe.multi too).  Ends with "N passed, N failed, N skipped".
+# Debian kernel, then the command matrix (tests/matrix.sh), and in an arm64
+# VM the arm64 cases (tests/vm/arm64-cases.sh).  KDIST_VM_FLAVOR says which
+# (6.1: kprobes only; 6.12: kprobe.multi too; arm64-6.1, arm64-6.12).  Ends
+# with "N passed, N failed, N skipped".
 source "$(dirname "$0")/../lib.sh"
+# the workloads of the build KDIST is of (build/arm64/ in an arm64 VM)
+WL=$(dirname "$KDIST")/tests
 
 FLAVOR=${KDIST_VM_FLAVOR:-unknown}
 READS=1000
@@ -34,7 +38,7 @@ nothing_left() {
 test_vm_probe_multi() {
 	local line
 	line=$("$KDIST" probe | grep -E '^ +kprobe.multi ')
-	case $FLAVOR in
+	case ${FLAVOR#arm64-} in
 	6.12) grep -q yes <<<"$line" && pass "$line" || fail "expected kprobe.multi: $line" ;;
 	6.1) grep -q 'no:' <<<"$line" && pass "$line" || fail "expected no kprobe.multi: $line" ;;
 	*) skip "unknown flavor $FLAVOR" ;;
@@ -153,13 +157,16 @@ test_vm_func_big_glob() {
 
 # Functions that cannot be traced are skipped and counted, not fatal.
 test_vm_func_skips_untraceable() {
-	local f=$TMP/skip.json
-	# do_int3 is on the kprobes blacklist; vfs_read is fine
-	"$KDIST" func vfs_read do_int3 -d 0.5 -o json >"$f" 2>"$TMP/skip.err" ||
+	local f=$TMP/skip.json deny
+	# a function on the kprobes blacklist (do_int3 on x86,
+	# do_debug_exception on arm64); vfs_read is fine
+	deny=$(awk '$2 == "do_int3" || $2 == "do_debug_exception" { print $2; exit }' /sys/kernel/debug/kprobes/blacklist)
+	[ -n "$deny" ] || { fail "neither do_int3 nor do_debug_exception on the kprobes blacklist"; return; }
+	"$KDIST" func vfs_read "$deny" -d 0.5 -o json >"$f" 2>"$TMP/skip.err" ||
 		{ fail "kdist func: $(cat "$TMP/skip.err")"; return; }
 	[ "$(json "$f" "(d['functions']['attached'], d['functions']['skipped'])")" = "(1, 1)" ] ||
 		{ fail "attached/skipped: $(json "$f" "d['functions']")"; return; }
-	pass "vfs_read attached, do_int3 skipped"
+	pass "vfs_read attached, $deny skipped"
 }
 
 # Ctrl-C in the middle of a long attach: exits, nothing left attached.
@@ -214,10 +221,14 @@ ip link set lo up 2>/dev/null || busybox ip link set lo up ||
 	echo "no loopback: the serve case will fail"
 vm_module null_blk nr_devices=1 queue_mode=2 irqmode=0 ||
 	echo "null_blk not loaded: module cases will skip"
+# the seed module, built for this kernel by tests/vm/seed-module.sh
+busybox insmod "$TOP/build/vm-modules/$FLAVOR/kdist_seed.ko" ||
+	echo "kdist_seed not loaded: the seed case will skip"
 
 export KDIST_MATRIX_OUT=${KDIST_VM_OUT:+$KDIST_VM_OUT/$FLAVOR.tsv}
 [ -n "$KDIST_MATRIX_OUT" ] && printf '#kernel\t%s\t%s\n' "$(uname -r)" "$FLAVOR" >"$KDIST_MATRIX_OUT"
 source "$(dirname "$0")/../matrix.sh"
+[ "$(uname -m)" != aarch64 ] || source "$(dirname "$0")/arm64-cases.sh"
 
 echo "kernel $(uname -r) ($FLAVOR)"
 run_tests

@@ -4,9 +4,10 @@
 # kernels under QEMU/TCG, one VM per flavor, booted side by side: 6.1
 # (kprobes, no kprobe.multi) and 6.12 (kprobe.multi).  Each VM runs
 # tests/vm/func-vm.sh.  The arm64 flavors (arm64-6.1, arm64-6.12: Debian's
-# arm64 kernels under qemu-system-aarch64) run tests/vm/arm64-vm.sh with the
-# arm64 build (make ARCH=arm64), after the x86 ones, and prove the release
-# binary build/dist/kdist-*-aarch64 runs there when make dist made one.
+# arm64 kernels under qemu-system-aarch64) run it with the arm64 build
+# (make ARCH=arm64) on a Debian arm64 root filesystem, after the x86 ones,
+# and prove the release binary build/dist/kdist-*-aarch64 runs there when
+# make dist made one.
 # Ends with "N passed, N failed, N skipped".
 # Where QEMU or the kernel packages cannot be had, the flavors are skipped
 # with the reason.
@@ -21,13 +22,15 @@ skip_flavor() { echo "SKIP vm-$1: $2"; s=$((s + 1)); }
 
 # one flavor's VM, its output to $out/$flavor.log and its seconds to .time
 run_flavor() {
-	local flavor=$1 t0 script=tests/vm/func-vm.sh
+	local flavor=$1 t0
 	t0=$(date +%s)
-	vm_arch "$flavor"
-	[ "$vm_deb_arch" = amd64 ] || script=tests/vm/arm64-vm.sh
+	# the seed module (func-vm.sh loads it), built for this kernel
+	: >"$out/$flavor.log"
+	tests/vm/seed-module.sh "$flavor" >/dev/null 2>"$out/$flavor.seed" ||
+		echo "no seed module for $flavor: $(tail -1 "$out/$flavor.seed")" >"$out/$flavor.log"
 	# the matrix's result lines go to build/matrix/$flavor.tsv (make matrix-doc)
 	KDIST_VM_OUT=$PWD/build/matrix KDIST_VM_TIMEOUT=${KDIST_VM_TIMEOUT:-1800} \
-		tests/vm/run-in-vm "$flavor" "$script" >"$out/$flavor.log" 2>&1
+		tests/vm/run-in-vm "$flavor" tests/vm/func-vm.sh >>"$out/$flavor.log" 2>&1
 	echo $? >"$out/$flavor.rc"
 	echo $(($(date +%s) - t0)) >"$out/$flavor.time"
 }

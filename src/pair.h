@@ -80,6 +80,10 @@ struct pair_cfg {
 	/* --slower-than: pairs over slow_ns go to slow_events; 0 off */
 	unsigned long long slow_ns;
 	unsigned char slow_stack;	/* enum slow_stack */
+	/* The one START component is a small number (nby == 1): groups
+	 * whose numbers fit go to dense_table (dense.bpf.h), the END's
+	 * component, if any, only when 0. */
+	unsigned char dense;
 };
 
 struct group_key {

@@ -9,8 +9,10 @@
 #include "view/flame.h"
 #include "view/html.h"
 #include "lib/jsondoc.h"
-#include "kdist.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -1212,5 +1214,6 @@ const struct command cmd_diff = {
 	.summary = "compare two measurements (-o json) group by group with a verdict, or two -o folded",
 	.opts = OPT(INTERVAL) | OPT(FORMAT) | OPT(OUTPUT) | OPT(TOP) | OPT(ALPHA) |
 		OPT(MIN_CHANGE) | OPT(FAIL_ON),
+	.caps = CMD_INTERVAL_INDEX,
 	.run = run,
 };

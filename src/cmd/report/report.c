@@ -4,8 +4,8 @@
  * -o html writes while measuring.  Nothing is loaded: it reads a file. */
 #include "view/html.h"
 #include "lib/jsondoc.h"
-#include "kdist.h"
 #include "lib/util.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -31,6 +31,7 @@ static const char *const names[NR_FEATURES] = {
 	[FEAT_TASK_STORAGE_KPROBE] = "task storage in kprobe programs",
 	[FEAT_TASK_STORAGE_FENTRY] = "task storage in fentry programs",
 	[FEAT_RINGBUF] = "ring buffer",
+	[FEAT_ATOMICS] = "atomic fetch-add and compare-and-swap",
 };
 
 const char *feature_name(enum feature f)
@@ -100,6 +101,32 @@ static bool probe_kprobe_multi(const char **why)
 		close(lfd);
 	close(fd);
 	return lfd >= 0;
+}
+
+/* BPF atomics that return the old value (Linux 5.12): small-number groups
+ * (dense.bpf.h) hand out their slots with them. */
+static bool probe_atomics(const char **why)
+{
+	/* *(u64 *)(r10 - 8) = 0; r1 = 1; r1 = atomic_fetch_add(r10 - 8, r1);
+	 * r0 = 0; r0 = cmpxchg(r10 - 8, r0, r1); r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = 0x7a, .dst_reg = 10, .off = -8, .imm = 0 },
+		{ .code = 0xb7, .dst_reg = 1, .imm = 1 },
+		{ .code = 0xdb, .dst_reg = 10, .src_reg = 1, .off = -8, .imm = 0x01 },
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+		{ .code = 0xdb, .dst_reg = 10, .src_reg = 1, .off = -8, .imm = 0xf1 },
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+		{ .code = 0x95 },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL", insns,
+			       ARRAY_SIZE(insns), NULL);
+
+	if (fd < 0) {
+		*why = "no BPF atomic fetch or compare-and-swap (Linux 5.12)";
+		return false;
+	}
+	close(fd);
+	return true;
 }
 
 /* An fentry link with a cookie that the program reads (Linux 5.19): func
@@ -257,6 +284,8 @@ static bool probe(enum feature f, const char **why)
 		if (r <= 0)
 			*why = "map type not supported";
 		return r > 0;
+	case FEAT_ATOMICS:
+		return probe_atomics(why);
 	case FEAT_RINGBUF:
 		r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
 		if (r <= 0)

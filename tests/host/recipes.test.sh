@@ -38,6 +38,37 @@ test_recipe_syscalls() {
 	pass "getppid 1000 ok, close(-1) 50 EBADF, per comm"
 }
 
+# A group of one small number goes to an array slot, the first 64 numbers
+# seen (docs/pair.md, "Small-number groups"), the others to the hash.  The
+# workload calls the 80 numbers x86_64 leaves unassigned, 340..419 (each
+# fails with ENOSYS, still entering and leaving the kernel), number n
+# 1 + n % 5 times in each of 3 rounds 0.3 s apart, and kdist reads every
+# 0.1 s: with python's own syscalls more than 64 numbers, so some land in
+# each table, and both tables swap at every read.  Every number's count over
+# the intervals is exact, whichever table and interval it was in.
+test_recipe_syscalls_arrays() {
+	[ "$(uname -m)" = x86_64 ] || { skip "the workload calls x86_64's unassigned numbers"; return; }
+	cat >"$TMP/nrs.py" <<-'PY'
+	import ctypes, time
+	libc = ctypes.CDLL(None)
+	for r in range(3):
+	    for nr in range(340, 420):
+	        for _ in range(1 + nr % 5):
+	            libc.syscall(nr)
+	    time.sleep(0.3)
+	PY
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit --by arg1:syscall -i 0.1 -v -o json \
+		-- python3 "$TMP/nrs.py" >"$TMP/nrs.json" 2>"$TMP/err" || { fail "$(cat "$TMP/err")"; return; }
+	grep -q "in arrays" "$TMP/err" || { fail "groups not in arrays: $(cat "$TMP/err")"; return; }
+	local bad n
+	n=$(json "$TMP/nrs.json" 'len(docs)')
+	bad=$(json "$TMP/nrs.json" '[(nr, c) for nr in range(340, 420) for c in [sum(g["count"] for x in docs for g in x["groups"] if g["by"]["arg1:syscall"] == "syscall_%d" % nr)] if c != 3 * (1 + nr % 5)]')
+	[ "$n" -ge 3 ] || { fail "only $n intervals"; return; }
+	[ "$bad" = "[]" ] && [ "$(lost "$TMP/nrs.json")" = 0 ] ||
+		{ fail "numbers whose count is not 3 * (1 + n % 5): $bad ($(lost "$TMP/nrs.json") lost)"; return; }
+	pass "80 numbers called 3 * (1 + n % 5) times each, exact over $n intervals, in arrays and hash"
+}
+
 # /proc/sys/vm/stat_refresh runs refresh_vm_stats once on every online CPU
 # (schedule_on_each_cpu) and waits for them: N writes queue N*CPUS works.
 test_recipe_wq() {

@@ -21,6 +21,7 @@
 #include "kernel/procnote.bpf.h"
 #include "kernel/kpath.bpf.h"
 #include "cmd/pair/explain.bpf.h"
+#include "kernel/dense.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -548,12 +549,17 @@ static __always_inline void record(struct group_key *g, __u64 delta)
 	__u32 zero = 0;
 	bool full = true;
 
-	if (!cfg.nby && !cfg.end_by_on)
+	if (!cfg.nby && !cfg.end_by_on) {
 		h = bpf_map_lookup_elem(&hist_one, &zero);
-	else {
-		void *groups = bpf_map_lookup_elem(&group_table, &zero);
+	} else {
+		/* one small number (the END's component, an errno, is 0):
+		 * a slot of an array, else the hash */
+		h = cfg.dense && !(cfg.end_by_on && g->v[1]) ? dense_hist(g->v[0]) : NULL;
+		if (!h) {
+			void *groups = bpf_map_lookup_elem(&group_table, &zero);
 
-		h = groups ? group_value(groups, g, &zero_hist, &full) : NULL;
+			h = groups ? group_value(groups, g, &zero_hist, &full) : NULL;
+		}
 	}
 	if (h)
 		hist_add(h, delta);

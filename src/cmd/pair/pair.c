@@ -7,6 +7,7 @@
 #include "kernel/btfpath.h"
 #include "kernel/cond.h"
 #include "kernel/container.h"
+#include "kernel/dense.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
 #include "view/evline.h"
@@ -75,6 +76,7 @@ struct pair {
 	bool prefer_args;	/* some value is a path: names are arguments first */
 	int ntyped;
 	struct typed_val typed[KPATH_MAX];
+	struct dense dense;	/* with cfg.dense */
 };
 
 static const char *const roles[2] = { "START", "END" };
@@ -767,6 +769,26 @@ static bool slot_holds_by(const struct pair_cfg *c)
 			   k != VAL_KSTACK && k != VAL_USTACK);
 }
 
+/* The one START component is a number known to be small (a syscall, an
+ * IRQ, a softirq vector, a CPU): its groups go to arrays (dense.h). */
+static bool dense_fits(const struct pair *p)
+{
+	const struct val_src *v = &p->cfg.by[0];
+	enum m_fmt f = p->by[0].fmt;
+	const char *why;
+
+	if (p->cfg.nby != 1 || (v->kind != VAL_ARG && v->kind != VAL_FIELD &&
+				v->kind != VAL_RETVAL && v->kind != VAL_CPU))
+		return false;
+	if (v->kind != VAL_CPU && f != FMT_SYSCALL && f != FMT_IRQ && f != FMT_SOFTIRQ)
+		return false;
+	if (!feature_has(FEAT_ATOMICS, &why)) {
+		kd_info("groups in a hash, not arrays: %s", why);
+		return false;
+	}
+	return true;
+}
+
 static unsigned int tid_slots(void)
 {
 	char *text;
@@ -908,6 +930,15 @@ static int load(struct pair *p, struct options *o)
 		bpf_map__set_max_entries(p->skel->maps.hist_groups, o->max_groups);
 		bpf_map__set_max_entries(p->skel->maps.hist_groups_b, o->max_groups);
 	}
+	p->drain = p->nby && !need_stacks;
+	p->cfg.dense = dense_fits(p);
+	err = dense_size(&p->dense, p->skel->maps.dense_slot, p->skel->maps.dense_a,
+			 p->skel->maps.dense_b, p->skel->maps.dense_table, p->cfg.dense, p->drain);
+	if (err)
+		return err;
+	if (p->cfg.dense)
+		kd_info("groups of the first %u numbers below %u in arrays, the others in a hash",
+			DENSE_SLOTS, DENSE_VALUES);
 	/* numbers alone: the group tables hash only the components used
 	 * (e.g. 16 of 56 bytes for syscalls), not the whole group_key */
 	p->key_size = group_key_size(&p->cfg);
@@ -939,8 +970,14 @@ static int load(struct pair *p, struct options *o)
 		if (err)
 			return err;
 	}
+	if (p->cfg.dense) {
+		err = dense_open(&p->dense, &p->eng, p->skel->maps.dense_slot,
+				 p->skel->maps.dense_a, p->skel->maps.dense_b,
+				 p->skel->maps.dense_table);
+		if (err)
+			return err;
+	}
 	/* the user-stack watch reads the processes of one table's keys */
-	p->drain = p->nby && !need_stacks;
 	if (need_stacks || p->cfg.slow_stack)
 		return watch_stacks(p);
 	return 0;
@@ -1189,6 +1226,28 @@ static int read_groups(struct pair *p, int fd, struct measurement *m, bool take)
 	return err;
 }
 
+struct dense_into {
+	struct pair *p;
+	struct measurement *m;
+};
+
+/* A small-number group (dense.h): its key is the number alone, the END's
+ * component 0. */
+static int add_dense(void *ctx, uint64_t number, const struct hist *h)
+{
+	struct dense_into *d = ctx;
+	struct group_key k = { .v = { number } };
+
+	return add_group(d->p, d->m, &k, h);
+}
+
+static int read_dense(struct pair *p, struct measurement *m, bool take)
+{
+	struct dense_into d = { p, m };
+
+	return p->cfg.dense ? dense_read(&p->dense, &p->eng, take, add_dense, &d) : 0;
+}
+
 /* Whether a served group retires: nothing came at this read, and its
  * process is gone or nothing came for retire_ns. */
 static bool group_retires(const struct m_group *g, void *ctx)
@@ -1227,7 +1286,8 @@ static int drain_groups(struct pair *p)
 		return err;
 	}
 	p->table = !p->table;
-	return read_groups(p, bpf_map__fd(t[!p->table]), &p->acc, true);
+	return read_groups(p, bpf_map__fd(t[!p->table]), &p->acc, true) ?:
+	       read_dense(p, &p->acc, true);
 }
 
 int pair_read(struct session *s, struct measurement *m)
@@ -1277,7 +1337,8 @@ int pair_read(struct session *s, struct measurement *m)
 		if (p->acc_max)
 			measurement_add_drop(m, drop_names[DROP_GROUP_FULL], p->acc_lost);
 	} else {
-		err = read_groups(p, bpf_map__fd(p->skel->maps.hist_groups), m, false);
+		err = read_groups(p, bpf_map__fd(p->skel->maps.hist_groups), m, false) ?:
+		      read_dense(p, m, false);
 	}
 	/* the events the kernel handed over since the start (engine_read took
 	 * the last ones): whole-run figures, like p->acc */
@@ -1297,6 +1358,7 @@ void pair_cleanup(struct session *s)
 	struct pair *p = s->priv;
 
 	engine_close(&p->eng);
+	dense_close(&p->dense);
 	pair_bpf__destroy(p->skel);
 	stack_syms_free(p->syms);
 	measurement_clear(&p->header);

@@ -89,6 +89,10 @@ struct pair_cfg {
 	struct kpath path[KPATH_MAX];
 	unsigned char explain;		/* --explain: split intervals (explain.bpf.h) */
 	unsigned char match;		/* --match: enum match_mode (match.bpf.h) */
+	/* The one START component is a small number (nby == 1): groups
+	 * whose numbers fit go to dense_table (dense.bpf.h), the END's
+	 * component, if any, only when 0. */
+	unsigned char dense;
 };
 
 struct group_key {

@@ -66,7 +66,7 @@ struct options {
  * OPT(ID) bits, and the parser refuses the others (see cli.c). */
 enum opt_id {
 	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
-	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
+	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_ALL, O_LINEAR,
 	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS, O_RETIRE_AFTER,
@@ -80,7 +80,7 @@ enum opt_id {
 #define OPTS_MEASURE                                                                    \
 	(OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |    \
 	 OPT(INTERVAL) | OPT(COUNT) | OPT(BY) | OPT(UNIT) | OPT(FORMAT) | OPT(OUTPUT) | \
-	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(MAX_GROUPS) | OPT(HEATMAP))
+	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(ALL) | OPT(MAX_GROUPS) | OPT(HEATMAP))
 /* Taken by every command, declared or not. */
 #define OPTS_ALWAYS (OPT(VERBOSE) | OPT(HELP))
 

@@ -235,12 +235,18 @@ void m_cost_add(struct m_cost *to, const struct m_cost *c);
 
 enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN, OUT_HTML };
 
+/* Groups the text view shows unless --top N or --all: a first screen, with a
+ * line saying how many more there are.  Machine views (JSON, CSV) stay whole. */
+#define TEXT_TOP 10
+
 struct view_opts {
 	enum out_format format;
 	const char *unit;	/* NULL: chosen from the data */
 	bool hist;		/* histograms per group where the view has a choice */
 	const char *sort;	/* "count", "total", "self", "key" ... */
-	int top;		/* at most this many groups, 0 = all */
+	int top;		/* at most this many groups, 0 = all (text: TEXT_TOP) */
+	bool all;		/* text: every group */
+	bool table;		/* text: many histogram groups became a table (kept for the run) */
 	struct linear {		/* value histograms in linear buckets */
 		double min, max, step;	/* step 0: log2 */
 	} linear;
@@ -273,5 +279,15 @@ const char *unit_auto(double ns);
 /* "1.135ms": ns in the unit unit_auto() picks, 4 significant digits. */
 void fmt_time(char *buf, size_t len, double ns);
 void fmt_bytes(char *buf, size_t len, double bytes);
+/* v in the measurement's unit: a time, bytes or a plain number. */
+void fmt_measured(char *buf, size_t len, const struct measurement *m, double v);
+
+/* Text views of groups one line each (table.c). */
+void text_group_label(FILE *f, const struct measurement *m, const struct m_group *g,
+		      const char *sep);
+void text_counts(FILE *f, const struct measurement *m, const struct m_group **v, int n);
+void text_group_table(FILE *f, const struct measurement *m, const struct m_group **v, int n);
+void text_more_groups(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		      const struct m_group **v, int n);
 
 #endif

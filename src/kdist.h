@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "measure.h"
+#include "model/measure.h"
 
 struct options {
 	/* filters */

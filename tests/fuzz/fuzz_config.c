@@ -2,7 +2,7 @@
 /* serve's configuration parser, called again and again in one process as
  * start-up and every SIGHUP call it, refused configurations included. */
 #include "fuzz.h"
-#include "serve.h"
+#include "cmd/serve/serve.h"
 
 #include <errno.h>
 

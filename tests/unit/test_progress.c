@@ -3,7 +3,7 @@
  * drawn (on a terminal, after PROGRESS_DELAY_NS), its count from many
  * threads at once, and nothing at all off a terminal. */
 #include "check.h"
-#include "progress.h"
+#include "lib/progress.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
 /* serve's configuration, parsed as start-up and every reload parse it:
  * one after another in one process, refused ones included. */
 #include "check.h"
-#include "serve.h"
+#include "cmd/serve/serve.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -724,19 +724,29 @@ static void write_text(FILE *f, const struct diff *d)
 {
 	bool colour = isatty(fileno(f)) && !getenv("NO_COLOR") &&
 		      !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
-	int w = 5;
+	int w = 5, cw[NR_STATS] = { 0 };
+	char c[96];
 
 	write_head(f, d);
 	for (int i = 0; i < d->nrows; i++) {
 		int l = strlen(d->rows[i].a->label);
 
 		w = l > w ? l : w;
+		/* each column as wide as its widest cell: the arrow is 3
+		 * bytes and 1 column */
+		for (int s = 0; s < NR_STATS; s++) {
+			fmt_cell(c, sizeof(c), d, &d->rows[i], s, "→");
+			if ((int)strlen(c) - 2 > cw[s])
+				cw[s] = strlen(c) - 2;
+		}
 	}
 	w = w > 40 ? 40 : w;
 	fprintf(f, "\n%-*s  %-21s %-8s %-9s", w, "GROUP", "VERDICT", "P", "Z");
 	for (int s = 0; s < NR_STATS; s++) {
+		if ((int)strlen(stat_titles[s]) > cw[s])
+			cw[s] = strlen(stat_titles[s]);
 		if (shown(d, s))
-			fprintf(f, "  %-26s", stat_titles[s]);
+			fprintf(f, "  %-*s", cw[s], stat_titles[s]);
 	}
 	fputc('\n', f);
 	for (int i = 0; i < d->nrows; i++) {
@@ -751,13 +761,10 @@ static void write_text(FILE *f, const struct diff *d)
 		else
 			fprintf(f, "%-8s %-9s", "-", "-");
 		for (int s = 0; s < NR_STATS; s++) {
-			char c[96];
-
 			if (!shown(d, s))
 				continue;
 			fmt_cell(c, sizeof(c), d, r, s, "→");
-			/* the arrow is 3 bytes and 1 column */
-			fprintf(f, "  %s%-28s%s", r->sig[s] && on[0] ? on : "", c,
+			fprintf(f, "  %s%-*s%s", r->sig[s] && on[0] ? on : "", cw[s] + 2, c,
 				r->sig[s] && on[0] ? "\033[0m" : "");
 		}
 		fputc('\n', f);

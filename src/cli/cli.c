@@ -97,7 +97,8 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_OUTPUT] = { "output", 0, "FILE", "write to FILE instead of stdout", "@file" },
 	[O_HIST] = { "hist", 0, NULL, "a histogram per group where the default is a table" },
 	[O_SORT] = { "sort", 0, "KEY", "order groups by total, count, self or key", "total count self key" },
-	[O_TOP] = { "top", 0, "N", "show the first N groups only" },
+	[O_TOP] = { "top", 0, "N", "show the first N groups only (text: 10 unless --all)" },
+	[O_ALL] = { "all", 0, NULL, "text: show every group, not the first 10" },
 	[O_LINEAR] = { "linear", 0, "MIN,MAX,STEP", "linear buckets for a value distribution" },
 	[O_MAX_GROUPS] = { "max-groups", 0, "N", "size of the in-kernel group table" },
 	[O_HEATMAP] = { "heatmap", 0, NULL, "with -i and text: a heatmap of the intervals so far" },
@@ -484,6 +485,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		o->view.sort = arg;
 		break;
 	case O_TOP: o->view.top = d; break;
+	case O_ALL: o->view.all = true; break;
 	case O_LINEAR:
 		o->linear = arg;
 		err = linear_parse(arg, &o->view.linear);
@@ -664,6 +666,10 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 	}
 	if (o->view.heatmap && (!o->interval || o->view.format != OUT_TEXT)) {
 		kd_err("bad option: --heatmap is for the text view with -i SECONDS");
+		return -EINVAL;
+	}
+	if (o->view.all && o->view.top) {
+		kd_err("bad option: --top N or --all, not both");
 		return -EINVAL;
 	}
 	if (o->count && !o->interval) {

@@ -6,6 +6,7 @@
 #include "model/measure.h"
 #include "kernel/spill.h"
 #include "lib/util.h"
+#include "lib/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -547,8 +548,10 @@ void engine_close(struct engine *e)
 	engine_links_destroy(&e->links);
 	/* fentry links: closing one waits for RCU tasks grace periods under
 	 * ftrace's locks, so closing them in parallel gains nothing */
-	for (size_t i = 0; i < e->nlink_fds; i++)
+	for (size_t i = 0; i < e->nlink_fds; i++) {
 		close(e->link_fds[i]);
+		progress_add(e->links.progress, 1);
+	}
 	for (size_t i = 0; i < e->nprog_fds; i++)
 		close(e->prog_fds[i]);
 	free(e->link_fds);
@@ -700,14 +703,17 @@ int engine_link(struct engine *e, struct bpf_link *l)
 struct destroy_slice {
 	struct bpf_link **v;
 	size_t n;
+	struct progress *progress;
 };
 
 static void *destroy_slice(void *arg)
 {
 	struct destroy_slice *d = arg;
 
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		bpf_link__destroy(d->v[i]);
+		progress_add(d->progress, 1);
+	}
 	return NULL;
 }
 
@@ -725,6 +731,7 @@ void engine_links_truncate(struct engine_links *l, size_t from)
 	for (size_t i = 0; i < nt; i++) {
 		d[i].v = l->v + at;
 		d[i].n = (l->n - at) / (nt - i);
+		d[i].progress = l->progress;
 		started[i] = !pthread_create(&t[i], NULL, destroy_slice, &d[i]);
 		if (!started[i])
 			destroy_slice(&d[i]);
@@ -734,8 +741,10 @@ void engine_links_truncate(struct engine_links *l, size_t from)
 		if (started[i])
 			pthread_join(t[i], NULL);
 	/* fewer than 8 links: no threads */
-	while (l->n > at)
+	while (l->n > at) {
 		bpf_link__destroy(l->v[--l->n]);
+		progress_add(l->progress, 1);
+	}
 	l->n = from;
 }
 

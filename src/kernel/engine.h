@@ -38,6 +38,7 @@ struct measurement;
 struct engine_links {
 	struct bpf_link **v;
 	size_t n, cap;
+	struct progress *progress;	/* counts the links destroyed, or NULL */
 };
 
 /* The events of one group key that came through the spill ring. */

@@ -3,6 +3,7 @@
 #include "kernel/engine.h"
 #include "kernel/feature.h"
 #include "lib/util.h"
+#include "lib/progress.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -127,6 +128,7 @@ static int attach_set_multi(const struct kfunc_req *r, bool *ok, struct engine_l
 	}
 	for (size_t i = 0; i < n; i++)
 		ok[idx[i]] = true;
+	progress_add(r->progress, r->n);
 	err = n;
 out:
 	if (err < 0)
@@ -165,6 +167,7 @@ int kfunc_attach(const struct kfunc_req *r, bool *ok, struct engine_links *links
 		ok[i] = false;
 		if (stop_requested())
 			return -EINTR;	/* links stay for engine_links_destroy() */
+		progress_add(r->progress, 1);
 		if (r->ret) {
 			lr = kfunc_attach_one(r->ret, r->names[i], true, r->cookies[i]);
 			if (!lr) {

@@ -20,6 +20,7 @@ struct kfunc_req {
 	const char **names;
 	const uint64_t *cookies;	/* bpf_get_attach_cookie() per function */
 	size_t n;
+	struct progress *progress;	/* counts the functions tried, or NULL */
 };
 
 /* Attach r->entry and r->ret to every function of r->names.  A function is

@@ -17,7 +17,9 @@ struct view_opts {
 	const char *unit;	/* NULL: chosen from the data */
 	bool hist;		/* histograms per group where the view has a choice */
 	const char *sort;	/* "count", "total", "self", "key" ... */
-	int top;		/* at most this many groups, 0 = all */
+	int top;		/* at most this many groups, 0 = all (text: TEXT_TOP) */
+	bool all;		/* text: every group */
+	bool table;		/* text: many histogram groups became a table (kept for the run) */
 	struct linear {		/* value histograms in linear buckets */
 		double min, max, step;	/* step 0: log2 */
 	} linear;
@@ -30,6 +32,10 @@ struct view_opts {
 	size_t docs_len;
 };
 
+
+/* Groups the text view shows unless --top N or --all: a first screen, with a
+ * line saying how many more there are.  Machine views (JSON, CSV) stay whole. */
+#define TEXT_TOP 10
 
 struct command_line;
 
@@ -95,7 +101,7 @@ struct options {
  * OPT(ID) bits, and the parser refuses the others (see cli.c). */
 enum opt_id {
 	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
-	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_LINEAR,
+	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_ALL, O_LINEAR,
 	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_EXPLAIN, O_MATCH, O_FIELDS, O_MAX_RATE,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS, O_RETIRE_AFTER,
@@ -109,7 +115,7 @@ enum opt_id {
 #define OPTS_MEASURE                                                                    \
 	(OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |    \
 	 OPT(INTERVAL) | OPT(COUNT) | OPT(BY) | OPT(UNIT) | OPT(FORMAT) | OPT(OUTPUT) | \
-	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(MAX_GROUPS) | OPT(HEATMAP))
+	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(ALL) | OPT(MAX_GROUPS) | OPT(HEATMAP))
 /* Taken by every command, declared or not. */
 #define OPTS_ALWAYS (OPT(VERBOSE) | OPT(HELP))
 

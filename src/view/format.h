@@ -29,6 +29,8 @@ const char *unit_auto(double ns);
 /* "1.135ms": ns in the unit unit_auto() picks, 4 significant digits. */
 void fmt_time(char *buf, size_t len, double ns);
 void fmt_bytes(char *buf, size_t len, double bytes);
+/* v in the measurement's unit: a time, bytes or a plain number. */
+void fmt_measured(char *buf, size_t len, const struct measurement *m, double v);
 
 
 #endif

@@ -8,6 +8,7 @@
 #include "view/format.h"
 #include "view/view.h"
 #include "view/explain_view.h"
+#include "view/table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -203,7 +204,7 @@ void fmt_bytes(char *buf, size_t len, double v)
 	snprintf(buf, len, i && v < 9.95 ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
-static void fmt_val(char *buf, size_t len, const struct measurement *m, double v)
+void fmt_measured(char *buf, size_t len, const struct measurement *m, double v)
 {
 	if (m->kind == M_VALUE && m->value_unit && !strcmp(m->value_unit, "bytes"))
 		fmt_bytes(buf, len, v);
@@ -364,17 +365,17 @@ static void write_stats_text(FILE *f, const struct measurement *m, const struct 
 {
 	char s[32];
 
-	fmt_val(s, sizeof(s), m, hist_mean(h));
+	fmt_measured(s, sizeof(s), m, hist_mean(h));
 	fprintf(f, "count %llu  mean %s", (unsigned long long)h->count, s);
-	fmt_val(s, sizeof(s), m, hist_stddev(h));
+	fmt_measured(s, sizeof(s), m, hist_stddev(h));
 	fprintf(f, "  stddev %s", s);
-	fmt_val(s, sizeof(s), m, h->min);
+	fmt_measured(s, sizeof(s), m, h->min);
 	fprintf(f, "  min %s", s);
 	for (int i = 0; i < HIST_NQUANTILES; i++) {
-		fmt_val(s, sizeof(s), m, hist_quantile(h, hist_shown[i].q));
+		fmt_measured(s, sizeof(s), m, hist_quantile(h, hist_shown[i].q));
 		fprintf(f, "  %s %s", hist_shown[i].text, s);
 	}
-	fmt_val(s, sizeof(s), m, h->max);
+	fmt_measured(s, sizeof(s), m, h->max);
 	fprintf(f, "  max %s\n", s);
 }
 
@@ -391,14 +392,6 @@ static const char *label(const struct measurement *m, const struct m_group *g, i
 	return fmt_value(&g->key[i], m->by_fmt[i], buf, 128);
 }
 
-static void write_group_label(FILE *f, const struct measurement *m, const struct m_group *g,
-			      const char *sep)
-{
-	char buf[128];
-
-	for (int i = 0; i < m->nby; i++)
-		fprintf(f, "%s%s = %s", i ? sep : "", m->by[i], label(m, g, i, buf));
-}
 
 static void write_func_table(FILE *f, const struct measurement *m, const struct m_group **v,
 			     int n, const struct view_opts *vo)
@@ -440,24 +433,6 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	}
 }
 
-/* Counts per group, largest first: there is no value to draw. */
-static void write_counts(FILE *f, const struct measurement *m, const struct m_group **v, int n)
-{
-	char buf[512];
-
-	for (int i = 0; i < n; i++) {
-		FILE *l = fmemopen(buf, sizeof(buf), "w");
-
-		if (!l)
-			return;
-		write_group_label(l, m, v[i], ", ");
-		fclose(l);
-		fprintf(f, "%s%s%*llu\n", buf, m->nby ? "  " : "count ",
-			m->nby && strlen(buf) < 40 ? 40 - (int)strlen(buf) : 0,
-			(unsigned long long)v[i]->h.count);
-	}
-}
-
 int stackview_write_top(FILE *f, const struct measurement *m, const struct view_opts *v, int n);
 
 /* --heatmap: the group's intervals so far, for the first groups shown. */
@@ -473,7 +448,7 @@ static void write_heatmap(FILE *f, const struct measurement *m, struct view_opts
 
 		if (!l)
 			return;
-		write_group_label(l, m, g, ", ");
+		text_group_label(l, m, g, ", ");
 		fclose(l);
 	}
 	if (heat_add(&vo->heat, label, m->interval, h)) {
@@ -504,7 +479,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 	if (m->stacks && !vo->hist) {
 		/* the heaviest stacks; --hist gives a histogram per stack */
 		n = m->ngroups;
-		stackview_write_top(f, m, vo, vo->top ? vo->top : 10);
+		stackview_write_top(f, m, vo, vo->all ? 0 : vo->top ? vo->top : TEXT_TOP);
 		if (vo->heatmap) {
 			struct hist all = { 0 }, hb;
 
@@ -513,9 +488,19 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 			write_heatmap(f, m, vo, NULL, &all, 0);
 		}
 	} else if (m->counts) {
-		write_counts(f, m, v, n);
+		text_counts(f, m, v, n);
 	} else if (m->kind == M_FUNC) {
 		write_func_table(f, m, v, n, vo);
+		for (int i = 0; i < n; i++) {
+			struct hist hb;
+
+			write_heatmap(f, m, vo, v[i], group_hist(v[i], &hb), i);
+		}
+	} else if (vo->table || (n < m->ngroups && !vo->hist && !vo->top)) {
+		/* too many histograms for a screen: a row each, and a table
+		 * for the rest of the run so intervals read alike */
+		vo->table = true;
+		text_group_table(f, m, v, n);
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
 
@@ -530,7 +515,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 
 			if (m->nby) {
 				fputc('\n', f);
-				write_group_label(f, m, v[i], ", ");
+				text_group_label(f, m, v[i], ", ");
 				fputc('\n', f);
 			}
 			if (m->kind == M_VALUE && vo->linear.step)
@@ -542,8 +527,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 			write_heatmap(f, m, vo, v[i], h, i);
 		}
 	}
-	if (n < m->ngroups)
-		fprintf(f, "(%d more groups not shown)\n", m->ngroups - n);
+	text_more_groups(f, m, vo, v, n);
 	write_drops_text(f, m);
 	write_cost_text(f, m);
 }
@@ -867,7 +851,9 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 	g = sorted_groups(m, v->sort);
 	if (!g)
 		return -ENOMEM;
-	n = v->top && v->top < m->ngroups ? v->top : m->ngroups;
+	n = v->top ? v->top : v->format == OUT_TEXT && !v->all ? TEXT_TOP : 0;
+	if (!n || n > m->ngroups)
+		n = m->ngroups;
 	switch (v->format) {
 	case OUT_TEXT:
 		write_text(f, m, v, g, n);

@@ -208,6 +208,7 @@
 	}
 	function header(list) {
 		var d = list[0], t, dur = 0, runs = 0, runNs = 0, cost = null, drops = {}, lost = 0;
+		var quiet = {};	/* events without a partner by nature: not a loss */
 		var iv = list.filter(function (x) { return x.interval > 0; }).length, box;
 
 		list.forEach(function (x) {
@@ -215,6 +216,8 @@
 			lost += x.lost;
 			for (var k in x.drops)
 				drops[k] = (drops[k] || 0) + x.drops[k];
+			for (var u in x.unmatched || {})
+				quiet[u] = true;
 			if (x.cost) {
 				cost = cost || x.cost;
 				runs += x.cost.runs || 0;
@@ -250,7 +253,8 @@
 		box = el("div", root, null, "drops");
 		el("span", box, "lost " + lost, "drop" + (lost ? " bad" : ""));
 		Object.keys(drops).forEach(function (k) {
-			el("span", box, k + " " + drops[k], "drop" + (drops[k] ? " bad" : ""));
+			el("span", box, k + " " + drops[k], "drop" + (quiet[k] ? " quiet" :
+				drops[k] ? " bad" : ""));
 		});
 	}
 

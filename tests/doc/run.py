@@ -50,6 +50,7 @@ SHAPES = [
     ('event line', r'^\d\d:\d\d:\d\d\.\d{6} ', r'^\d\d:\d\d:\d\d\.\d{6} '),
     ('interval title', r'^\[interval \d+', r'^\[interval \d+'),
     ('heatmap', r'^heatmap: ', r'^heatmap: '),
+    ('groups left out', r'^\(\d+ more groups?, ', r'^\(\d+ more groups?, [\d.]+% of the events'),
     ('stack rank', r'^#\d+\s+\d+ ns', r'^#\d+\s+\d+ ns'),
     ('status line', r'^Tracing ', r'^Tracing '),
     ('comparison', r'^(BASE|NEW) ', None),
@@ -120,7 +121,8 @@ def setup(work, top):
 
 def run(cmd, work, env, deadline):
     p = subprocess.Popen(['bash', '-c', cmd], cwd=work, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stderr=subprocess.PIPE, text=True, errors='replace',
+                         start_new_session=True)
     try:
         out, err = p.communicate(timeout=deadline)
         return p.returncode, out, err, False

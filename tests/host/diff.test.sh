@@ -139,6 +139,21 @@ EOF2
 	[ $bad = 0 ] && pass "12 rules: exit 0/1 as expected" || fail "$bad wrong"
 }
 
+# A failed --fail-on rule says which group broke it and by how much, in
+# the text and the markdown views (sleep1.3's nanosleeps: p50 +26.4%).
+test_diff_fail_on_names_the_group() {
+	local a=$DIFF_DATA/sleep1-a.json b=$DIFF_DATA/sleep1.3.json out
+	out=$("$KDIST" diff "$a" "$b" --fail-on 'p99>+10%,p50>+10%' 2>/dev/null)
+	grep -qx -- '--fail-on p99>+10%: passed' <<<"$out" &&
+		grep -qx -- '--fail-on p50>+10%: FAILED by 1 group (nanosleep ok: p50 1.115ms -> 1.409ms +26.4%)' <<<"$out" ||
+		{ fail "text: $(tail -3 <<<"$out")"; return; }
+	out=$("$KDIST" diff "$a" "$b" --fail-on 'p99>+10%,p50>+10%' -o markdown 2>/dev/null)
+	grep -qx -- '- \*\*--fail-on p50>+10%: FAILED\*\* by 1 group (nanosleep ok: p50 1.115ms → 1.409ms +26.4%)' <<<"$out" &&
+		grep -qx -- '- \*\*--fail-on p99>+10%: passed\*\*' <<<"$out" ||
+		{ fail "markdown: $(tail -3 <<<"$out")"; return; }
+	pass "the failed rule, its group and change in text and markdown"
+}
+
 test_diff_intervals_summed_or_picked() {
 	local p=$DIFF_DATA/pair.json i=$DIFF_DATA/pair-intervals.jsonl sum one
 	"$KDIST" diff "$p" "$i" -o json >"$TMP/iv.json" 2>/dev/null || { fail "exit $?"; return; }

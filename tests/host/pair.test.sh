@@ -202,6 +202,34 @@ PY
 	pass
 }
 
+# Many groups: the text view shows the first ten, and one line says how
+# many more there are and what they hold; JSON keeps them all.  syserr's
+# 25 close() of fds 100000..100024 are 25 groups of one call each, so ten
+# shown leave 15 groups and 60.0% of the events.
+test_pair_text_top_of_many_groups() {
+	local pair=(pair syscalls:sys_enter_close syscalls:sys_exit_close --by fd --if 'fd >= 100000')
+	"$KDIST" "${pair[@]}" -- "$WL/syserr" 0 0 25 >"$TMP/top.txt" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local rows
+	rows=$(grep -cE '^1000(0[0-9]|1[0-9]|2[0-4]) +1 ' "$TMP/top.txt")
+	[ "$rows" = 10 ] && grep -q '^FD  *COUNT  *TOTAL' "$TMP/top.txt" &&
+		grep -q '^(15 more groups, 60.0% of the events and [0-9.]*% of the time: --top N shows N, --all every group' "$TMP/top.txt" ||
+		{ fail "default: $(cat "$TMP/top.txt")"; return; }
+	"$KDIST" "${pair[@]}" --sort key -- "$WL/syserr" 0 0 25 >"$TMP/top.txt" 2>"$TMP/err" ||
+		{ fail "--sort key exit $?: $(cat "$TMP/err")"; return; }
+	[ "$(grep -oE '^1000[0-9]{2}' "$TMP/top.txt" | tr '\n' ' ')" = "$(seq -s ' ' 100000 100009) " ] ||
+		{ fail "--sort key: $(cat "$TMP/top.txt")"; return; }
+	"$KDIST" "${pair[@]}" --all -- "$WL/syserr" 0 0 25 >"$TMP/top.txt" 2>"$TMP/err" ||
+		{ fail "--all exit $?: $(cat "$TMP/err")"; return; }
+	[ "$(grep -c '^fd = 1000' "$TMP/top.txt")" = 25 ] && ! grep -q 'more group' "$TMP/top.txt" ||
+		{ fail "--all: $(cat "$TMP/top.txt")"; return; }
+	"$KDIST" "${pair[@]}" -o json -- "$WL/syserr" 0 0 25 >"$TMP/top.json" 2>"$TMP/err" ||
+		{ fail "json exit $?: $(cat "$TMP/err")"; return; }
+	[ "$(json "$TMP/top.json" 'd["groups_total"], len(d["groups"]), sum(g["count"] for g in d["groups"])')" = "(25, 25, 25)" ] ||
+		{ fail "json: $(json "$TMP/top.json" 'd["groups_total"], len(d["groups"])')"; return; }
+	pass "10 of 25 groups in text, 15 more said; --all and JSON all 25"
+}
+
 # 2000 new groups in a burst: the kernel allocates a group's per-CPU
 # histogram on the hot path from memory it keeps ready, and a burst finds
 # none (-ENOMEM) long before the table is full; those events come through

@@ -162,6 +162,26 @@ print(" ".join(r[1].split(":")[-1] for r in rows if not r[0]), "|", len(rows))' 
 	pass "func table of calltree 3 drawn, data equal to the JSON; filtered by the link: $out rows"
 }
 
+# The badges under the title: a loss is red, an END without its START (the
+# workload's execve returning, seen without its entry) is not a loss and
+# is not red (docs/json.md, loss counters).
+test_report_unmatched_badge_not_a_loss() {
+	local rc out
+	"$KDIST" pair raw_syscalls:sys_enter raw_syscalls:sys_exit -o json -- "$WL/sleeper" 2 1 \
+		>"$TMP/um.json" 2>"$TMP/err" &&
+		"$KDIST" report "$TMP/um.json" -o html >"$TMP/um.html" 2>>"$TMP/err" ||
+		{ fail "$(cat "$TMP/err")"; return; }
+	[ "$(json "$TMP/um.json" 'd["unmatched"]["end_without_start"] > 0 and d["lost"] == 0')" = True ] ||
+		{ fail "no end_without_start without a loss: $(json "$TMP/um.json" 'd["drops"]')"; return; }
+	SHOT_OUT=$TMP/um.dom svg_shot "$TMP/um.html" "$TMP/um.png" 1200,700 --dump-dom; rc=$?
+	[ $rc = 2 ] && { skip "no chromium"; return; }
+	[ $rc = 0 ] || { fail "no screenshot"; return; }
+	out=$(grep -o '<span class="drop[a-z ]*">[a-z_]* [0-9]*</span>' "$TMP/um.dom" | sed 's/<span class="//; s/<\/span>//; s/">/: /')
+	grep -qx 'drop quiet: end_without_start [1-9][0-9]*' <<<"$out" && grep -qx 'drop: lost 0' <<<"$out" &&
+		! grep -q 'bad' <<<"$out" || { fail "badges: $out"; return; }
+	pass "$(grep -c . <<<"$out") badges, end_without_start quiet, none red"
+}
+
 test_report_terminal_heatmap() {
 	local out
 	two_bands --heatmap >"$TMP/heat.txt" 2>"$TMP/err" || { fail "pair --heatmap: $(cat "$TMP/err")"; return; }

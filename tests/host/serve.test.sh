@@ -50,11 +50,35 @@ test_serve_bad_specs() {
 	done
 	printf 'runq\n# a comment\nname=runq: syscalls\n' >"$TMP/dup.conf"
 	out=$("$KDIST" serve --config "$TMP/dup.conf" 2>&1)
-	[ $? != 0 ] && grep -q "two are named 'runq'" <<<"$out" || { fail "duplicate names: $out"; return; }
+	[ $? != 0 ] && grep -q "^kdist: $TMP/dup.conf:3: measurement 'runq': bad name: line 1 has it too" <<<"$out" ||
+		{ fail "duplicate names: $out"; return; }
 	out=$("$KDIST" serve 2>&1)
 	[ $? != 0 ] && grep -q "no measurement" <<<"$out" || { fail "no measurement: $out"; return; }
 	[ "$(bpf_leftovers)" = 0 ] || { fail "programs left after bad specs"; return; }
 	pass "8 bad specs, a duplicate name, none: one line each naming it, nothing left"
+}
+
+# A mistake in --config: one line that begins with FILE:LINE (the line
+# counted with comments and blank lines), exit 2, nothing loaded.
+test_serve_config_error_file_line() {
+	local conf=$TMP/bad.conf out want
+	while IFS='|' read -r text want; do
+		printf "$text" >"$conf"
+		out=$("$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --config "$conf" 2>&1)
+		[ $? = 2 ] || { fail "'$text': exit $?: $out"; return; }
+		[ "$(grep -c . <<<"$out")" = 1 ] && grep -q "^kdist: $conf:$want" <<<"$out" ||
+			{ fail "'$text': expected 'kdist: $conf:$want', got: $out"; return; }
+	done <<-'EOF'
+	# comment\n\nrunq\nname=a: runq --bogus\n|4: measurement 'a': unknown option '--bogus'
+	runq\n\nname=runq: syscalls\n|3: measurement 'runq': bad name: line 1 has it too
+	runq\npair nosuch:ev raw_syscalls:sys_exit\n|2: measurement 'pair': unknown event 'nosuch:ev'
+	runq\nsyscalls "x\n|2: bad measurement 'syscalls "x': unterminated "
+	runq\nru\0nq\n|2: bad configuration: a NUL byte at column 3
+	runq   # one\n  name=x:  \n|2: bad measurement 'name=x:': no command
+	runq\nsyscalls -d 2|2: measurement 'syscalls': bad options: -c, --, -d, -i
+	EOF
+	[ "$(bpf_leftovers)" = 0 ] || { fail "programs left after bad configs"; return; }
+	pass "7 bad configurations, each one line at its file and line, exit 2"
 }
 
 test_serve_prometheus() {
@@ -212,7 +236,8 @@ test_serve_reload() {
 	[ "$s3" = "$s1" ] || { fail "after removing pg: '$s3', expected runq's '$s1'"; return; }
 	[ "$s4" = "$s1" ] && grep -q '^kdist_runq_seconds_count ' "$TMP/after.txt" ||
 		{ fail "a bad reload changed what runs: '$s4' vs '$s1'"; return; }
-	grep -q "measurement 'bad'" "$TMP/serve.err" || { fail "bad reload not named: $(cat "$TMP/serve.err")"; return; }
+	grep -q "^kdist: $conf:2: measurement 'bad': " "$TMP/serve.err" ||
+		{ fail "bad reload not named by file and line: $(cat "$TMP/serve.err")"; return; }
 	pass "SIGHUP: pg attached and detached beside runq's $(wc -w <<<"$s1") programs, a bad config changes nothing"
 }
 
@@ -392,7 +417,7 @@ sys.stdout.write(''.join(out) + 'name=m0: runq\n')" >"$conf"
 	serve_stop || { fail "stop"; return; }
 	[ "$(grep -c 'failed to reload' "$TMP/serve.err")" = 4 ] ||
 		{ fail "4 refused reloads expected: $(cat "$TMP/serve.err")"; return; }
-	for bad in 'not a regular file' 'larger than 1 MiB' "two are named 'm0'"; do
+	for bad in 'not a regular file' 'larger than 1 MiB' "measurement 'm0': bad name: line 1 has it too"; do
 		grep -q "$bad" "$TMP/serve.err" || { fail "no '$bad' in: $(cat "$TMP/serve.err")"; return; }
 	done
 	awk -v a="$big" -v b="$worst" 'BEGIN { exit !(a < 2 && b < 2) }' ||

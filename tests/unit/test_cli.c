@@ -31,6 +31,7 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_HIST] = { "--hist" },
 	[O_SORT] = { "--sort", "count" },
 	[O_TOP] = { "--top", "3" },
+	[O_ALL] = { "--all" },
 	[O_LINEAR] = { "--linear", "0,100,10" },
 	[O_MAX_GROUPS] = { "--max-groups", "16" },
 	[O_HEATMAP] = { "--heatmap", "-i", "1" },

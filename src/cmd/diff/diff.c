@@ -72,6 +72,8 @@ struct rule {
 	double pct;
 	const char *text;
 	bool failed;
+	int nbroke;		/* groups that broke it */
+	const struct drow *first;	/* the one with the largest change */
 };
 
 struct diff {
@@ -579,8 +581,12 @@ static int compare(struct diff *d)
 			struct drow *r = &d->rows[k];
 			double p = pct(r->v[0][u->stat], r->v[1][u->stat]);
 
-			if (r->sig[u->stat] && (u->up ? p > u->pct : p < -u->pct))
+			if (r->sig[u->stat] && (u->up ? p > u->pct : p < -u->pct)) {
 				u->failed = d->failed = true;
+				/* rows are sorted by change: the first is the largest */
+				if (!u->nbroke++)
+					u->first = r;
+			}
 		}
 	}
 	return 0;
@@ -673,6 +679,34 @@ static void fmt_cell(char *buf, size_t n, const struct diff *d, const struct dro
 	snprintf(buf, n, "%s%s%s %s", a, arrow, b, p);
 }
 
+static void md_str(FILE *f, const char *s);
+
+/* "--fail-on p50>+10%: FAILED by 1 group (nanosleep ok: p50 1.115ms ->
+ * 1.409ms +26.4%)" or "...: passed"; in markdown a list, verdicts bold. */
+static void write_rules(FILE *f, const struct diff *d, bool md)
+{
+	const char *mark = md ? "**" : "";
+
+	for (int n = 0; n < d->nrules; n++) {
+		const struct rule *u = &d->rules[n];
+		char c[96];
+
+		fprintf(f, "%s%s%s--fail-on %s: %s%s", n ? "" : "\n", md ? "- " : "", mark, u->text,
+			u->failed ? "FAILED" : "passed", mark);
+		if (u->failed) {
+			fmt_cell(c, sizeof(c), d, u->first, u->stat, md ? " → " : " -> ");
+			fprintf(f, " by %d group%s (", u->nbroke, u->nbroke > 1 ? "s" : "");
+			if (md)
+				md_str(f, u->first->a->label[0] ? u->first->a->label : "(all)");
+			else
+				fputs(u->first->a->label[0] ? u->first->a->label : "(all)", f);
+			fprintf(f, ": %s %s%s)", stat_titles[u->stat], c,
+				u->nbroke > 1 ? ", the largest" : "");
+		}
+		fputc('\n', f);
+	}
+}
+
 static void write_head(FILE *f, const struct diff *d)
 {
 	for (int k = 0; k < 2; k++) {
@@ -692,19 +726,29 @@ static void write_text(FILE *f, const struct diff *d)
 {
 	bool colour = isatty(fileno(f)) && !getenv("NO_COLOR") &&
 		      !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
-	int w = 5;
+	int w = 5, cw[NR_STATS] = { 0 };
+	char c[96];
 
 	write_head(f, d);
 	for (int i = 0; i < d->nrows; i++) {
 		int l = strlen(d->rows[i].a->label);
 
 		w = l > w ? l : w;
+		/* each column as wide as its widest cell: the arrow is 3
+		 * bytes and 1 column */
+		for (int s = 0; s < NR_STATS; s++) {
+			fmt_cell(c, sizeof(c), d, &d->rows[i], s, "→");
+			if ((int)strlen(c) - 2 > cw[s])
+				cw[s] = strlen(c) - 2;
+		}
 	}
 	w = w > 40 ? 40 : w;
 	fprintf(f, "\n%-*s  %-21s %-8s %-9s", w, "GROUP", "VERDICT", "P", "Z");
 	for (int s = 0; s < NR_STATS; s++) {
+		if ((int)strlen(stat_titles[s]) > cw[s])
+			cw[s] = strlen(stat_titles[s]);
 		if (shown(d, s))
-			fprintf(f, "  %-26s", stat_titles[s]);
+			fprintf(f, "  %-*s", cw[s], stat_titles[s]);
 	}
 	fputc('\n', f);
 	for (int i = 0; i < d->nrows; i++) {
@@ -719,13 +763,10 @@ static void write_text(FILE *f, const struct diff *d)
 		else
 			fprintf(f, "%-8s %-9s", "-", "-");
 		for (int s = 0; s < NR_STATS; s++) {
-			char c[96];
-
 			if (!shown(d, s))
 				continue;
 			fmt_cell(c, sizeof(c), d, r, s, "→");
-			/* the arrow is 3 bytes and 1 column */
-			fprintf(f, "  %s%-28s%s", r->sig[s] && on[0] ? on : "", c,
+			fprintf(f, "  %s%-*s%s", r->sig[s] && on[0] ? on : "", cw[s] + 2, c,
 				r->sig[s] && on[0] ? "\033[0m" : "");
 		}
 		fputc('\n', f);
@@ -743,9 +784,7 @@ static void write_text(FILE *f, const struct diff *d)
 				(unsigned long long)g->h.count, m);
 		}
 	}
-	for (int n = 0; n < d->nrules; n++)
-		fprintf(f, "%s--fail-on %s: %s\n", n ? "" : "\n", d->rules[n].text,
-			d->rules[n].failed ? "FAILED" : "passed");
+	write_rules(f, d, false);
 }
 
 static void json_side(json_t *o, const char *name, const struct dmeas *m)
@@ -967,6 +1006,7 @@ static void write_markdown(FILE *f, const struct diff *d)
 	}
 	fprintf(f, "\nMann-Whitney U on the histograms, alpha %g, min change %g%%; BASE %s, NEW %s.\n",
 		d->alpha, d->min_change, d->m[0].path, d->m[1].path);
+	write_rules(f, d, true);
 }
 
 /* ---- folded stacks ---- */

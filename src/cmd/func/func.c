@@ -18,6 +18,7 @@
 #include "syms/uprobe.h"
 #include "lib/util.h"
 #include "cmd/command.h"
+#include "lib/progress.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -64,6 +65,7 @@ struct func {
 	size_t nkernel, nuser;
 	size_t skipped;		/* matched but not traceable or not attached */
 	struct engine eng;	/* its links: every link, kernel or user */
+	struct progress *progress;	/* while attaching: the functions tried */
 	struct stack_syms *syms;	/* --stack */
 	struct measurement header;
 };
@@ -788,6 +790,8 @@ static int attach_user_single(struct func *fp, struct options *o, const char *pa
 			continue;
 		if (stop_requested())
 			return -EINTR;
+		/* tried, attached or not: a refusal can take as long */
+		progress_add(fp->progress, 1);
 		lr = bpf_program__attach_uprobe_opts(fp->skel->progs.func_exit,
 						     o->pid ? o->pid : -1, f->path, f->offset, &uo);
 		uo.retprobe = false;
@@ -872,6 +876,7 @@ static int attach_user_multi(struct func *fp, struct options *o, const char *pat
 		fp->fns[cookies[j]].attached = true;
 	fp->nuprobes += 2 * k;
 	*attached += k;
+	progress_add(fp->progress, k);
 out:
 	free(offs);
 	free(cookies);
@@ -983,6 +988,9 @@ static int attach_fentry(struct func *fp)
 			return -EINTR;
 		why[0] = '\0';
 		err = attach_fentry_one(fp, i, why, sizeof(why));
+		/* one left to kprobes is counted there */
+		if (!err || !fp->kprobes)
+			progress_add(fp->progress, 1);
 		if (err == -ENOMEM) {
 			kd_err("failed to attach %s by fentry: %s", f->name,
 			       why[0] ? why : strerror(ENOMEM));
@@ -1012,7 +1020,7 @@ static size_t count_attached(const struct func *fp)
 	return n;
 }
 
-static int func_attach(struct session *s)
+static int attach_all(struct session *s)
 {
 	struct func *fp = s->priv;
 	struct measurement *m = &fp->header;
@@ -1044,6 +1052,7 @@ static int func_attach(struct session *s)
 				.ret = fp->multi ? fp->skel->progs.func_exit_multi :
 				       fp->skel->progs.func_exit,
 				.multi = fp->multi, .names = names, .cookies = cookies, .n = k,
+				.progress = fp->progress,
 			};
 			err = kfunc_attach(&r, ok, &fp->eng.links);
 		}
@@ -1084,6 +1093,22 @@ static int func_attach(struct session *s)
 	kd_info("%zu functions attached with %s, %zu skipped, in %.1f ms", attached,
 		attach_name(fp), fp->skipped, m->attach_ms);
 	return 0;
+}
+
+/* Thousands of functions take seconds to attach (a VM kernel's fentry
+ * copies, one kprobe each): on a terminal, a line says how far it is. */
+static int func_attach(struct session *s)
+{
+	struct func *fp = s->priv;
+	struct progress pr;
+	int err;
+
+	progress_begin(&pr, "attaching functions", fp->n);
+	fp->progress = &pr;
+	err = attach_all(s);
+	fp->progress = NULL;
+	progress_end(&pr);
+	return err;
 }
 
 /* Every CPU's bucket pages, read once per reading: the pool's pages in use,
@@ -1241,6 +1266,7 @@ struct detach_notice {
 	pthread_cond_t done_cv;
 	bool done;
 	size_t n;
+	struct progress *progress;	/* on a terminal, says it instead */
 };
 
 /* Removing uprobes takes the kernel a while (single uprobes: an RCU grace
@@ -1265,7 +1291,9 @@ static void *detach_notice(void *arg)
 		}
 		if (pthread_cond_timedwait(&d->done_cv, &d->lock, &t) != ETIMEDOUT)
 			continue;
-		if (++ticks >= 10 && !said) {
+		if (++ticks >= 10 && !said && d->progress->f) {
+			said = true;
+		} else if (ticks >= 10 && !said) {
 			if (d->n >= 1000)
 				fprintf(stderr, "detaching %zu,%03zu uprobes...\n", d->n / 1000,
 					d->n % 1000);
@@ -1275,8 +1303,9 @@ static void *detach_notice(void *arg)
 		}
 		if (said && !told && !sigpending(&pend) &&
 		    (sigismember(&pend, SIGINT) || sigismember(&pend, SIGTERM))) {
-			fprintf(stderr, "still detaching: kdist ends when every uprobe is removed; "
-				"SIGKILL now leaves the kernel to remove them (see kdist func docs)\n");
+			progress_say(d->progress, "still detaching: kdist ends when every uprobe is "
+				     "removed; SIGKILL now leaves the kernel to remove them (see kdist "
+				     "func docs)\n");
 			told = true;
 		}
 	}
@@ -1286,19 +1315,27 @@ static void *detach_notice(void *arg)
 
 static void detach(struct func *fp)
 {
+	struct progress pr;
 	struct detach_notice d = {
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.done_cv = PTHREAD_COND_INITIALIZER,
 		.n = fp->nuprobes,
+		.progress = &pr,
 	};
 	uint64_t t0 = now_ns();
 	pthread_t t;
-	bool started = fp->nuprobes && !pthread_create(&t, NULL, detach_notice, &d);
+	bool started;
 
-	for (size_t i = 0; i < fp->nufds; i++)
+	progress_begin(&pr, "detaching probes", fp->eng.links.n + fp->eng.nlink_fds + fp->nufds);
+	started = fp->nuprobes && !pthread_create(&t, NULL, detach_notice, &d);
+	for (size_t i = 0; i < fp->nufds; i++) {
 		close(fp->ufds[i]);
+		progress_add(&pr, 1);
+	}
 	fp->nufds = 0;
+	fp->eng.links.progress = &pr;
 	engine_close(&fp->eng);
+	fp->eng.links.progress = NULL;
 	if (started) {
 		pthread_mutex_lock(&d.lock);
 		d.done = true;
@@ -1306,6 +1343,7 @@ static void detach(struct func *fp)
 		pthread_mutex_unlock(&d.lock);
 		pthread_join(t, NULL);
 	}
+	progress_end(&pr);
 	kd_info("detached in %.1f ms", (now_ns() - t0) / 1e6);
 }
 

@@ -61,7 +61,9 @@ struct served {
 	struct session s;
 	struct prom_buckets b;
 	bool own_buckets;	/* buckets=LIST: given */
-	char context[96];	/* "measurement 'NAME'" for messages */
+	const char *path;	/* the --config file it is a line of, or NULL */
+	int line;
+	char *context;		/* "FILE:LINE: measurement 'NAME'": its messages' prefix */
 	bool started;		/* by the reload under way */
 };
 
@@ -102,6 +104,7 @@ static void served_free(struct served *sv)
 	free(sv->argv);
 	free(sv->words);
 	free(sv->text);
+	free(sv->context);
 	free(sv);
 }
 
@@ -113,6 +116,24 @@ static void list_free(struct served *l)
 		served_free(l);
 		l = next;
 	}
+}
+
+/* Messages about sv from now on begin with its place in --config and
+ * its name (NULL: not known yet). */
+static void served_context(struct served *sv, const char *name)
+{
+	char *c = NULL;
+	int n = -1;
+
+	if (sv->path && name)
+		n = asprintf(&c, "%s:%d: measurement '%s'", sv->path, sv->line, name);
+	else if (sv->path)
+		n = asprintf(&c, "%s:%d", sv->path, sv->line);
+	else if (name)
+		n = asprintf(&c, "measurement '%s'", name);
+	free(sv->context);
+	sv->context = n < 0 ? NULL : c;
+	kd_err_context = sv->context;
 }
 
 /* Split s into words, shell-like: blanks separate, '...' and "..." quote,
@@ -178,9 +199,11 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-/* One measurement spec, parsed and checked, nothing loaded.  0 or -errno
- * after one line naming it. */
-static int served_parse(const struct options *top, const char *text, struct served **out)
+/* One measurement spec, parsed and checked, nothing loaded; line nr of
+ * file path when it comes from --config (path NULL: from --measure).  0 or
+ * -errno after one line naming it, and where it is. */
+static int served_parse(const struct options *top, const char *text, const char *path,
+			int nr, struct served **out)
 {
 	struct served *sv = calloc(1, sizeof(*sv));
 	const struct command *c = NULL;
@@ -190,9 +213,12 @@ static int served_parse(const struct options *top, const char *text, struct serv
 	*out = sv;
 	if (!sv || !(sv->text = strdup(text)))
 		return -ENOMEM;
+	sv->path = path;
+	sv->line = nr;
+	served_context(sv, NULL);
 	err = split_words(sv, text);
 	if (err)
-		return err;
+		goto out;
 	for (; i < sv->argc; i++) {
 		char *a = sv->argv[i], *colon = a + strlen(a) - 1;
 
@@ -205,19 +231,17 @@ static int served_parse(const struct options *top, const char *text, struct serv
 		else
 			buckets = a + 8;
 	}
+	err = -EINVAL;
 	if (i == sv->argc) {
 		kd_err("bad measurement '%s': no command (e.g. 'runq' or 'name=sc: syscalls')", text);
-		return -EINVAL;
+		goto out;
 	}
 	c = top->cl->find(sv->argv[i]);
 	if (!sv->name[0] && c)
 		for (char *d = stpcpy(sv->name, c->name); d > sv->name; d--)
 			if (d[-1] == '-')
 				d[-1] = '_';
-	snprintf(sv->context, sizeof(sv->context), "measurement '%s'",
-		 sv->name[0] ? sv->name : text);
-	kd_err_context = sv->context;
-	err = -EINVAL;
+	served_context(sv, sv->name[0] ? sv->name : text);
 	if (!c) {
 		kd_err("unknown command '%s' (see kdist --help)", sv->argv[i]);
 		goto out;
@@ -277,20 +301,32 @@ static int config_read(const char *path, char **conf, size_t *len)
 }
 
 /* The measurements of config text conf (len bytes, NUL-terminated, changed
- * in place) after *tail.  0 or -errno after one line. */
-static int config_parse(char *conf, size_t len, const struct options *top,
+ * in place) after *tail; path names it in messages.  0 or -errno after one
+ * line that begins with FILE:LINE. */
+static int config_parse(char *conf, size_t len, const char *path, const struct options *top,
 			struct served ***tail)
 {
-	char *line, *save = NULL;
+	char *line, *next;
 	struct served *sv;
-	int err = 0;
+	int err = 0, nr = 0;
 
-	if (strlen(conf) != len) {
-		kd_err("bad configuration: a NUL byte at offset %zu", strlen(conf));
-		return -EINVAL;
-	}
-	for (line = strtok_r(conf, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
+	for (line = conf; line && !err; line = next) {
 		char *hash = line;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		nr++;
+		if (!next && line + strlen(line) != conf + len) {
+			char *place = NULL;
+
+			if (asprintf(&place, "%s:%d", path, nr) > 0)
+				kd_err_context = place;
+			kd_err("bad configuration: a NUL byte at column %zu", strlen(line) + 1);
+			kd_err_context = NULL;
+			free(place);
+			return -EINVAL;
+		}
 
 		/* a comment: from a '#' that starts a word to the line's end */
 		while ((hash = strchr(hash, '#')) && hash != line && hash[-1] != ' ' &&
@@ -298,9 +334,10 @@ static int config_parse(char *conf, size_t len, const struct options *top,
 			hash++;
 		if (hash)
 			*hash = '\0';
-		if (!*str_trim(line))
+		line = str_trim(line);
+		if (!*line)
 			continue;
-		err = served_parse(top, line, &sv);
+		err = served_parse(top, line, path, nr, &sv);
 		**tail = sv;
 		if (sv)
 			*tail = &sv->next;
@@ -334,7 +371,18 @@ static int names_unique(struct served *l)
 	qsort(v, n, sizeof(*v), name_cmp);
 	for (size_t i = 1; i < n && !err; i++) {
 		if (!strcmp(v[i - 1]->name, v[i]->name)) {
-			kd_err("bad measurements: two are named '%s' (give one a name=)", v[i]->name);
+			struct served *a = v[i - 1], *b = v[i];
+
+			/* the later line is the mistake (--measure's come first);
+			 * qsort keeps no order */
+			if (a->line > b->line)
+				a = v[i], b = v[i - 1];
+			kd_err_context = b->context;
+			if (a->path)
+				kd_err("bad name: line %d has it too (give one a name=)", a->line);
+			else
+				kd_err("bad name: a --measure has it too (give one a name=)");
+			kd_err_context = NULL;
 			err = -EINVAL;
 		}
 	}
@@ -354,7 +402,7 @@ int serve_config_check(const char *text, size_t len, int max_groups,
 		return -ENOMEM;
 	memcpy(conf, text, len);
 	conf[len] = '\0';
-	err = config_parse(conf, len, &top, &tail);
+	err = config_parse(conf, len, "configuration", &top, &tail);
 	free(conf);
 	if (!err)
 		err = names_unique(head);
@@ -375,7 +423,7 @@ static int specs_load(struct server *srv, struct served **out)
 
 	*out = NULL;
 	for (int i = 0; i < srv->top->nmeasures && !err; i++) {
-		err = served_parse(srv->top, srv->top->measures[i], &sv);
+		err = served_parse(srv->top, srv->top->measures[i], NULL, 0, &sv);
 		*tail = sv;
 		if (sv)
 			tail = &sv->next;
@@ -383,7 +431,7 @@ static int specs_load(struct server *srv, struct served **out)
 	if (!err && srv->top->config) {
 		err = config_read(srv->top->config, &conf, &len);
 		if (!err)
-			err = config_parse(conf, len, srv->top, &tail);
+			err = config_parse(conf, len, srv->top->config, srv->top, &tail);
 		free(conf);
 	}
 	if (!err)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BPF session layer: see engine.h. */
 #include "engine.h"
+#include "feature.h"
 #include "filter.h"
 #include "hist.h"
 #include "measure.h"
@@ -398,6 +399,34 @@ static void spill_size(struct bpf_object *obj)
 	bpf_map__set_max_entries(ring, bytes);
 }
 
+/* What older kernels need of an object before it loads.  A map the kernel
+ * cannot create fails the whole load: without task storage maps (Linux
+ * 5.11) every command keeps its per-thread state in a tid-keyed hash
+ * (cfg.task_storage is off, feature.c says so), and the object's task
+ * storage maps, then unused, become one-entry hashes the kernel has.
+ * perf_event programs take only preallocated hashes before Linux 6.1. */
+static void maps_fit_kernel(struct bpf_object *obj)
+{
+	bool perf = false, prealloc;
+	struct bpf_program *p;
+	struct bpf_map *m;
+
+	bpf_object__for_each_program(p, obj)
+		perf |= bpf_program__autoload(p) && bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT;
+	prealloc = perf && !feature_has(FEAT_PERF_NOPREALLOC, NULL);
+	bpf_object__for_each_map(m, obj) {
+		enum bpf_map_type t = bpf_map__type(m);
+
+		if (t == BPF_MAP_TYPE_TASK_STORAGE && !feature_has(FEAT_TASK_STORAGE_MAP, NULL)) {
+			bpf_map__set_type(m, BPF_MAP_TYPE_HASH);
+			bpf_map__set_map_flags(m, 0);
+			bpf_map__set_max_entries(m, 1);
+		} else if (prealloc && (t == BPF_MAP_TYPE_HASH || t == BPF_MAP_TYPE_PERCPU_HASH)) {
+			bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+		}
+	}
+}
+
 int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 		const char *const *drop_names, int ndrops)
 {
@@ -410,6 +439,7 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	if (e->ncpu <= 0)
 		return e->ncpu ? e->ncpu : -ENODEV;
 	spill_size(*s->obj);
+	maps_fit_kernel(*s->obj);
 	err = task_filter_load(*s->obj);
 	if (!err)
 		err = bpf_object__load_skeleton(s);

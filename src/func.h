@@ -29,7 +29,15 @@
  * about 0.1 s a function with single kprobes. */
 #define FUNC_FENTRY_MAX 16
 
+/* Which function fired: the attach cookie, else the number func.c writes
+ * into each function's own copy of the program in place of this mark (the
+ * immediate of a `r = FUNC_ID_MARK` the copy holds): fentry copies always
+ * (one copy per function is loaded anyway), kprobes and uprobes where the
+ * kernel has no attach cookies (Linux 5.15). */
+#define FUNC_ID_MARK 0x6b640001
+
 struct func_cfg {
+	unsigned char cookies;		/* kprobe-type programs read attach cookies */
 	unsigned int pages;		/* pool pages per CPU (func_pages has one more) */
 	unsigned char task_storage;	/* shadow stack in task storage, else a tid hash */
 	unsigned char grouped;		/* --by: a hash keyed by func_key */

@@ -479,7 +479,7 @@ test_matrix_module_func() {
 	# one function: by fentry where the kernel has it (the module's BTF);
 	# 'null_*' (about 30): above func's fentry limit, by kprobes
 	local fone=kprobe fall=kprobe pwant=kprobe,kretprobe f a p how
-	grep -qE '^ +fentry/fexit cookies +yes' <<<"$MX_PROBE" && fone=fentry
+	grep -qE '^ +fentry/fexit +yes' <<<"$MX_PROBE" && fone=fentry
 	grep -qE '^ +kprobe.multi +yes' <<<"$MX_PROBE" && fall=kprobe.multi
 	[ $fone = kprobe ] && fone=$fall
 	grep -qE '^ +fentry/fexit +yes' <<<"$MX_PROBE" && pwant=fentry,fexit

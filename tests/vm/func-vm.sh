@@ -69,17 +69,17 @@ func_pipe_reads() {
 	pass "$how: dd: $pc pipe_read, $calls vfs_read calls for $READS reads; vfs_read $vt = self $vs + pipe_read $pt ns"
 }
 
-# three functions: fentry/fexit where the kernel has them with cookies
+# three functions: fentry/fexit where the kernel has them
 test_vm_func_pipe_reads() {
 	local want=kprobe
-	if has 'fentry/fexit cookies'; then want=fentry; elif has kprobe.multi; then want=kprobe.multi; fi
+	if has 'fentry/fexit'; then want=fentry; elif has kprobe.multi; then want=kprobe.multi; fi
 	func_pipe_reads $want
 }
 
 # each method forced, the same truth; a method the kernel lacks is a
 # one-line error before anything is loaded
 test_vm_func_attach_fentry() {
-	has 'fentry/fexit cookies' || { skip "no fentry/fexit cookies"; return; }
+	has 'fentry/fexit' || { skip "no fentry/fexit"; return; }
 	func_pipe_reads fentry --attach fentry
 }
 test_vm_func_attach_kprobe_multi() {
@@ -101,7 +101,7 @@ test_vm_func_attach_kprobe() {
 # A function fentry cannot take (a compiler clone such as .isra.0 has no
 # BTF) goes by kprobes, said with -v; the others stay on fentry.
 test_vm_func_fentry_fallback() {
-	has 'fentry/fexit cookies' || { skip "no fentry/fexit cookies"; return; }
+	has 'fentry/fexit' || { skip "no fentry/fexit"; return; }
 	local clone f=$TMP/fb.json how n
 	clone=$(grep -m1 -E '^[a-z_0-9]+\.isra\.0$' /sys/kernel/tracing/available_filter_functions)
 	[ -n "$clone" ] || { skip "no .isra.0 function to trace"; return; }

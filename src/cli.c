@@ -119,6 +119,7 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_USER] = { "user", 0, "USER", "serve HTTP from a process of USER's without capabilities; loading stays with this one" },
 	[O_WEB_CONFIG] = { "web-config", 0, "FILE", "TLS and basic auth, in the Prometheus exporters' web configuration format; SIGHUP re-reads it", "@file" },
 	[O_ALLOW_HOST] = { "allow-host", 0, "NAMES", "without authentication, also answer requests for these host names (comma-separated)" },
+	[O_BTF] = { "btf", 0, "FILE", "the kernel's types from FILE, for a kernel without /sys/kernel/btf/vmlinux", "@file" },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
@@ -531,6 +532,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_ALLOW_HOST: o->allow_hosts = arg; break;
 	case O_USER: o->user = arg; break;
 	case O_WEB_CONFIG: o->web_config = arg; break;
+	case O_BTF: kd_btf_file = arg; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
 		/* a configuration line must not end the server that reloads it */

@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <time.h>
 #include <sys/epoll.h>
+#include <sys/utsname.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -231,10 +233,66 @@ static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
 	return share;
 }
 
+/* Where a kernel's types are looked for when it has no BTF of its own:
+ * kdist's folder of BTF files by release (BTFHub's naming), then the
+ * places libbpf reads an ELF vmlinux from (a debug package's). */
+static const char *const btf_paths[] = {
+	"/var/lib/kdist/btf/%1$s.btf",
+	"/boot/vmlinux-%1$s",
+	"/lib/modules/%1$s/vmlinux-%1$s",
+	"/lib/modules/%1$s/build/vmlinux",
+	"/usr/lib/modules/%1$s/kernel/vmlinux",
+	"/usr/lib/debug/boot/vmlinux-%1$s",
+	"/usr/lib/debug/boot/vmlinux-%1$s.debug",
+	"/usr/lib/debug/lib/modules/%1$s/vmlinux",
+};
+static int btf_err;
+
+const struct bpf_object_open_opts *engine_open_opts(void)
+{
+	static char path[PATH_MAX];
+	static struct bpf_object_open_opts o;
+	struct utsname u;
+
+	if (o.sz)
+		return &o;
+	o.sz = sizeof(o);
+	if (kd_btf_file) {
+		if (access(kd_btf_file, R_OK)) {
+			kd_err("bad --btf %s: %s", kd_btf_file, strerror(errno));
+			kd_bad_input = true;
+			btf_err = -EINVAL;
+		}
+		o.btf_custom_path = kd_btf_file;
+		return &o;
+	}
+	if (!access("/sys/kernel/btf/vmlinux", R_OK) || uname(&u))
+		return &o;
+	for (size_t i = 0; i < ARRAY_SIZE(btf_paths); i++) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(path, sizeof(path), btf_paths[i], u.release);
+#pragma GCC diagnostic pop
+		if (!access(path, R_OK)) {
+			kd_info("the kernel's types from %s (no /sys/kernel/btf/vmlinux)", path);
+			o.btf_custom_path = path;
+			return &o;
+		}
+	}
+	kd_err("failed to find the kernel's types: no /sys/kernel/btf/vmlinux "
+	       "(CONFIG_DEBUG_INFO_BTF) and no /var/lib/kdist/btf/%s.btf: give one with "
+	       "--btf FILE (BTFHub's archive, or pahole -J of the debug package's vmlinux; "
+	       "docs/kernels.md)", u.release);
+	btf_err = -ENOENT;
+	return &o;
+}
+
 int engine_opened(const void *skel)
 {
 	int err = errno;
 
+	if (skel && btf_err)
+		return btf_err;
 	if (skel)
 		return 0;
 	kd_err("failed to open the BPF object: %s", strerror(err));

@@ -32,7 +32,7 @@ static const char *const names[NR_FEATURES] = {
 	[FEAT_TASK_STORAGE_KPROBE] = "task storage in kprobe programs",
 	[FEAT_TASK_STORAGE_FENTRY] = "task storage in fentry programs",
 	[FEAT_RINGBUF] = "ring buffer",
-	[FEAT_PERF_NOPREALLOC] = "run-time allocated hashes in perf_event programs",
+	[FEAT_PERF_NOPREALLOC] = "run-time hashes in perf_event programs",
 };
 
 const char *feature_name(enum feature f)

@@ -610,7 +610,7 @@ static int load(struct func *fp, struct options *o)
 				feature_has(FEAT_TASK_STORAGE_KPROBE, NULL)) &&
 			       (!fp->fentry || feature_has(FEAT_TASK_STORAGE_FENTRY, NULL));
 	kd_info("shadow stacks in %s", fp->cfg.task_storage ? "task storage" : "a tid-keyed hash");
-	fp->skel = func_bpf__open();
+	fp->skel = func_bpf__open_opts(engine_open_opts());
 	err = engine_opened(fp->skel);
 	if (err)
 		return err;

@@ -118,7 +118,7 @@ static int prepare(struct session *s, bool waker)
 		return err;
 	p->btf = feature_has(FEAT_TP_BTF, NULL);
 	fill_header(&p->sc.header, o, s->cmd->name, waker, p->btf);
-	p->skel = offcpu_bpf__open();
+	p->skel = offcpu_bpf__open_opts(engine_open_opts());
 	err = engine_opened(p->skel);
 	if (err)
 		return err;

@@ -192,6 +192,34 @@ test_vm_pair_kprobe() {
 	pass "$n vfs_read latencies, p50 $p50 ns, $how"
 }
 
+# A kernel without /sys/kernel/btf/vmlinux (hidden here by a mount
+# namespace): kdist says so in one line before loading anything; with
+# --btf FILE, a copy of the same kernel's BTF, it counts what it counts
+# with the kernel's own: 20 nanosleeps of the sleeper, READS pipe_read
+# calls of dd.
+nobtf() { unshare -m sh -c 'mount -t tmpfs nobtf /sys/kernel/btf && exec "$@"' sh "$@"; }
+test_vm_btf_file() {
+	local btf=$TMP/vmlinux.btf n c rc
+	cp /sys/kernel/btf/vmlinux "$btf" || { fail "no /sys/kernel/btf/vmlinux to copy"; return; }
+	nobtf "$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -d 1 \
+		>/dev/null 2>"$TMP/nobtf.err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$TMP/nobtf.err")" = 1 ] && grep -q -- '--btf FILE' "$TMP/nobtf.err" ||
+		{ fail "without BTF: exit $rc: $(cat "$TMP/nobtf.err")"; return; }
+	nobtf "$KDIST" pair --btf "$btf" syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep \
+		-o json -c "$WL/sleeper 20 2" >"$TMP/btf1.json" 2>"$TMP/btf1.err" ||
+		{ fail "pair --btf: $(tail -3 "$TMP/btf1.err")"; return; }
+	n=$(json "$TMP/btf1.json" "sum(g['count'] for g in d['groups'])")
+	exact "$n" 20 "$TMP/btf1.json" || { fail "pair --btf: $n nanosleeps, expected 20"; return; }
+	nobtf "$KDIST" func --btf "$btf" vfs_read pipe_read --by comm -o json -- sh -c "$(pipe_reads)" \
+		>"$TMP/btf2.json" 2>"$TMP/btf2.err" ||
+		{ fail "func --btf: $(tail -3 "$TMP/btf2.err")"; return; }
+	c=$(json "$TMP/btf2.json" "[g['count'] for g in d['groups'] if g['by'] == {'function': 'pipe_read', 'comm': 'dd'}][0]")
+	exact "$c" $READS "$TMP/btf2.json" || { fail "func --btf: $c pipe_read calls, expected $READS"; return; }
+	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
+	pass "BTF hidden: $(cat "$TMP/nobtf.err"); with --btf: 20 nanosleeps, $c pipe_read of dd"
+}
+
 # vm_module NAME ARGS...: load a module of the booted kernel, dependencies
 # first (modules.dep of the unpacked package; the host's / has no modules
 # of this kernel, so no modprobe)

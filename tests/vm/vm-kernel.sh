@@ -142,6 +142,13 @@ ensure() {
 	return 0
 }
 
+# Debian 11 is past its last point release: its kernel, once unpacked, is
+# used as it is (a search of its lists takes minutes on a loaded machine).
+if [ -n "${apt_dir:-}" ] && [ -z "${KDIST_VM_KERNEL_PKG:-}" ] && d=$(cached_fallback) && [ -n "$d" ]; then
+	printf '%s\n' "$d/root"
+	exit 0
+fi
+
 if [ -n "${KDIST_VM_KERNEL_PKG:-}" ]; then
 	names=$KDIST_VM_KERNEL_PKG
 else

@@ -1,7 +1,7 @@
 # The command matrix: every command and every recipe once, each against a
 # workload of known truth, on whatever kernel runs it.  Sourced by the host
 # tier (tests/host/matrix.test.sh) and inside each VM (tests/vm/func-vm.sh),
-# so the same cases run on the host kernel and on Debian 6.1 and 6.12.
+# so the same cases run on the host kernel and on Debian 5.10, 6.1 and 6.12.
 # A case the kernel cannot run is a skip naming the missing feature, as
 # `kdist probe` reports it.
 #

@@ -47,11 +47,16 @@ CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-miss
 LDLIBS := -Wl,-Bstatic -lbpf -lelf -lz -ljansson -lyaml -lssl -lcrypto -lcrypt -Wl,-Bdynamic -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -Isrc -MMD -MP
 
-BPF_SRCS := $(wildcard src/*.bpf.c)
-SKELS := $(patsubst src/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-SRCS := $(filter-out %.bpf.c,$(wildcard src/*.c))
-OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(SRCS))
-LIB_OBJS := $(filter-out $(BUILD)/kdist.o,$(OBJS))
+# src/ holds one folder per layer (docs/architecture.md); sources are
+# included by path from src/ and built into one flat folder (their names
+# are unique), found through vpath.
+SRC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find src -name '*.c'))))
+vpath %.c $(SRC_DIRS)
+BPF_SRCS := $(shell find src -name '*.bpf.c')
+SKELS := $(patsubst %.bpf.c,$(BUILD)/%.skel.h,$(notdir $(BPF_SRCS)))
+SRCS := $(filter-out %.bpf.c,$(shell find src -name '*.c'))
+OBJS := $(patsubst %.c,$(BUILD)/%.o,$(notdir $(SRCS)))
+LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -69,14 +74,14 @@ $(BUILD)/kdist: $(OBJS)
 # Every user-space object may include any skeleton; generate them first.
 $(OBJS): | $(SKELS)
 
-$(BUILD)/%.o: src/%.c | $(BUILD)
+$(BUILD)/%.o: %.c | $(BUILD)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.bpf.o: src/%.bpf.c | $(BUILD)
+$(BUILD)/%.bpf.o: %.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 # Kept (not removed as intermediates): the tests read program names from them.
-.SECONDARY: $(patsubst src/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+.SECONDARY: $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(notdir $(BPF_SRCS)))
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@
@@ -92,9 +97,9 @@ $(BUILD)/format.o: $(BUILD)/syscall_names.h
 
 # The HTML view's style and script, kept readable in src/, as C strings.
 EMBED = sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/'
-$(BUILD)/report_assets.h: src/report.css src/report.js | $(BUILD)
-	{ echo 'static const char report_css[] ='; $(EMBED) src/report.css; echo ';'; \
-	  echo 'static const char report_js[] ='; $(EMBED) src/report.js; echo ';'; } > $@
+$(BUILD)/report_assets.h: src/view/report.css src/view/report.js | $(BUILD)
+	{ echo 'static const char report_css[] ='; $(EMBED) src/view/report.css; echo ';'; \
+	  echo 'static const char report_js[] ='; $(EMBED) src/view/report.js; echo ';'; } > $@
 $(BUILD)/html.o $(BUILD)/asan/html.o: $(BUILD)/report_assets.h
 
 # kdist serve exports it as kdist_build_info{version}.
@@ -106,7 +111,7 @@ KDIST_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 $(BUILD)/version.h: FORCE | $(BUILD)
 	@printf '#define KDIST_VERSION "%s"\n#define KDIST_COMMIT "%s"\n' '$(KDIST_VERSION)' '$(KDIST_COMMIT)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
-$(BUILD)/kdist.o: $(BUILD)/version.h
+$(BUILD)/main.o: $(BUILD)/version.h
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
@@ -245,7 +250,7 @@ fuzz: deps
 # deps first: clang's sanitizer and libFuzzer runtimes come from a package.
 $(ASAN_LIB_OBJS): | deps $(SKELS) $(BUILD)/syscall_names.h
 
-$(ASAN)/%.o: src/%.c
+$(ASAN)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CLANG) $(SAN_CFLAGS) -c -o $@ $<
 

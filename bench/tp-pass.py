@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What letting a tracepoint's events through to perf costs (src/common.bpf.h):
+"""What letting a tracepoint's events through to perf costs (src/kernel/common.bpf.h):
 added ns per getppid call of the floor's empty tracepoint programs returning
 1 (perf sees the event) against 0 (perf does not), and of kdist pair on
 syscalls:sys_enter/exit_getppid (tracepoint programs) built before and after

@@ -147,7 +147,7 @@ v = sorted(int(l.split()[1]) for l in open(sys.argv[1]) if l.split()[0] == sys.a
 print(eval(sys.argv[3]))' "$1" "$2" "$3"
 }
 
-# hist_bucket V: "LOW HIGH" of kdist's histogram bucket holding V (src/hist.h:
+# hist_bucket V: "LOW HIGH" of kdist's histogram bucket holding V (src/model/hist.h:
 # exact below 8, then 8 sub-buckets per power of two).  A percentile kdist
 # reports is the midpoint of the bucket holding the nearest-rank value.
 hist_bucket() {

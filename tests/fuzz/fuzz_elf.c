@@ -3,7 +3,7 @@
  * files, written to a temporary file and loaded through the public
  * functions of syms.h. */
 #include "fuzz.h"
-#include "syms.h"
+#include "syms/syms.h"
 
 struct walk {
 	const struct elf_syms *es;

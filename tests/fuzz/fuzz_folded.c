@@ -2,7 +2,7 @@
 /* The folded-stack parser on arbitrary text, then the views of what it
  * accepted.  What flame_write_folded() writes must read back to the same
  * tree: the same total and, written again, the same bytes. */
-#include "flame.h"
+#include "view/flame.h"
 #include "fuzz.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * answers twice; a complete request head (a blank line within the size
  * bound) always gets one answer with a known status. */
 #include "fuzz.h"
-#include "http.h"
+#include "lib/http.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The kallsyms parser (ksyms_load_file) on arbitrary text. */
 #include "fuzz.h"
-#include "syms.h"
+#include "syms/syms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,9 +5,9 @@
  * passed, and nothing in them can end the script element that holds them.
  * The escaped form of texts read back (doc_text) is a fixed point. */
 #include "fuzz.h"
-#include "html.h"
-#include "jsondoc.h"
-#include "util.h"
+#include "view/html.h"
+#include "lib/jsondoc.h"
+#include "lib/util.h"
 
 static size_t count(const char *s, size_t len, const char *what)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The event-spec, --key, --by and --if parsers on arbitrary strings. */
-#include "cond.h"
+#include "kernel/cond.h"
 #include "fuzz.h"
-#include "spec.h"
+#include "kernel/spec.h"
 
 #include <string.h>
 

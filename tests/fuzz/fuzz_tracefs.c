@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tracefs format-file parser on arbitrary text. */
 #include "fuzz.h"
-#include "tracefs.h"
+#include "kernel/tracefs.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * reason, never crashes or leaks; what it accepts is complete (TLS with
  * both files, users with names and bcrypt-shaped hashes). */
 #include "fuzz.h"
-#include "webconfig.h"
+#include "lib/webconfig.h"
 
 #include <errno.h>
 

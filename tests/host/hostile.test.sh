@@ -3,7 +3,7 @@
 # title, write the clipboard or clear the screen, CR, LF, quotes, commas, a
 # spreadsheet formula, markup, a pipe and a backslash) and opens files of
 # those names, through every view.  Each name must come out as the project's
-# one rule (text_escape in src/util.h) gives it, read back to its bytes, in
+# one rule (text_escape in src/lib/util.h) gives it, read back to its bytes, in
 # output that its format's own reader accepts.
 # shellcheck shell=bash
 

@@ -1,6 +1,6 @@
 # kdist beside other tools on the same events: perf still counts every
 # event of a tracepoint kdist attaches to (a tracepoint program's return
-# value decides whether perf sees it, see src/common.bpf.h), and recipes
+# value decides whether perf sees it, see src/kernel/common.bpf.h), and recipes
 # lose no event a peer on the same stream keeps.
 # shellcheck shell=bash
 

@@ -3,8 +3,9 @@
  * each option it declares and refuses, in one line, each one it does not;
  * its --help lists exactly the options it takes. */
 #include "check.h"
-#include "cli.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "lib/util.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --if conditions: the parser and the compile step's type checks. */
 #include "check.h"
-#include "cond.h"
+#include "kernel/cond.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * them, into container id, pod UID and unit; pod names from the kubelet's
  * log directories. */
 #include "check.h"
-#include "container.h"
+#include "kernel/container.h"
 
 #include <errno.h>
 #include <stdlib.h>

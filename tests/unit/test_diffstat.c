@@ -4,7 +4,7 @@
  * value expanded and ranked), and the quantile confidence intervals and
  * mean standard error on counts worked out by hand. */
 #include "check.h"
-#include "diffstat.h"
+#include "model/diffstat.h"
 
 #include <math.h>
 #include <stdlib.h>

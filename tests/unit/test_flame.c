@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of src/flame.c.  Build and run from the repository root:
+ * Unit test of src/view/flame.c.  Build and run from the repository root:
  *
- *   gcc -std=gnu11 -Wall -O2 -Isrc tests/unit/test_flame.c src/flame.c src/util.c -lm -o build/test_flame
+ *   gcc -std=gnu11 -Wall -O2 -Isrc tests/unit/test_flame.c src/view/flame.c src/lib/util.c -lm -o build/test_flame
  *   build/test_flame
  *
  * The golden file is looked up next to this source (tests/unit/golden/).
  * The SVG well-formedness check runs xmllint (Debian: libxml2-utils) and is
  * skipped when that is not installed.
  */
-#include "flame.h"
+#include "view/flame.h"
 
 #include <errno.h>
 #include "check.h"

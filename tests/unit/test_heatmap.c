@@ -4,8 +4,8 @@
  * the lowest to the highest bucket seen, a blank where nothing fell.
  * KDIST_UPDATE_GOLDEN=1 rewrites the golden file. */
 #include "check.h"
-#include "heatmap.h"
-#include "util.h"
+#include "view/heatmap.h"
+#include "lib/util.h"
 
 #include <stdlib.h>
 #include <string.h>

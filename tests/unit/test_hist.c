@@ -2,7 +2,7 @@
 /* Histogram math: bucket layout, statistics and percentiles against values
  * computed directly from the samples. */
 #include "check.h"
-#include "hist.h"
+#include "model/hist.h"
 
 #include <math.h>
 #include <stdlib.h>

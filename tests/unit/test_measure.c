@@ -3,8 +3,10 @@
  * on 100,000 groups), interval differences, stacks merged by what they
  * print, formatters, and the JSON that carries values beside labels. */
 #include "check.h"
-#include "measure.h"
-#include "util.h"
+#include "model/measure.h"
+#include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
 
 /* the target's numbers: the syscall formatter names its own architecture's */
 #define STR_(x) #x

@@ -2,8 +2,9 @@
 /* Every view of a measurement against golden files; JSON also through a
  * JSON parser.  KDIST_UPDATE_GOLDEN=1 rewrites the golden files. */
 #include "check.h"
-#include "measure.h"
-#include "util.h"
+#include "model/measure.h"
+#include "lib/util.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,9 +3,9 @@
  * midpoint elsewhere, seconds written exactly, labels escaped and named
  * validly, loss counters, OpenMetrics names, --buckets parsing. */
 #include "check.h"
-#include "measure.h"
-#include "prom.h"
-#include "util.h"
+#include "model/measure.h"
+#include "view/prom.h"
+#include "lib/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Event specs, --key lists and tracefs format files. */
 #include "check.h"
-#include "spec.h"
-#include "tracefs.h"
-#include "util.h"
+#include "kernel/spec.h"
+#include "kernel/tracefs.h"
+#include "lib/util.h"
 
 #include <stdlib.h>
 #include <string.h>

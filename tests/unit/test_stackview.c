@@ -4,9 +4,10 @@
  * output parses back to the groups' totals, the text view lists the
  * heaviest stack first, lost stacks are named. */
 #include "check.h"
-#include "flame.h"
-#include "measure.h"
-#include "stacks.h"
+#include "view/flame.h"
+#include "model/measure.h"
+#include "kernel/stacks.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit test of the symbol modules behind src/syms.h; needs no root.
+/* Unit test of the symbol modules behind src/syms/syms.h; needs no root.
  * Built and run by `make check-unit`.
  *
  * Checks that compare against the ELF file parse it here with plain <elf.h>
@@ -7,8 +7,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "syms.h"
-#include "util.h"
+#include "syms/syms.h"
+#include "lib/util.h"
 
 #include <dlfcn.h>
 #include <elf.h>

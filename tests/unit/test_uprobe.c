@@ -2,7 +2,7 @@
 /* The uprobe instruction rules of both architectures, on encodings made
  * by the assembler (aarch64-linux-gnu-as, objdump -d). */
 #include "check.h"
-#include "uprobe.h"
+#include "syms/uprobe.h"
 
 #include <string.h>
 

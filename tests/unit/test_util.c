@@ -2,7 +2,7 @@
 /* util.c: text_escape/text_unescape on the names hostile processes choose,
  * and read_input's bounds on hostile files. */
 #include "check.h"
-#include "util.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

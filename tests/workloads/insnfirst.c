@@ -2,7 +2,7 @@
 /* insnfirst N: calls N times each of a few functions whose first
  * instruction the arm64 kernel refuses to probe (an exclusive load, a
  * PC-relative literal load) and one it steps (plain), for the uprobe rule
- * (src/uprobe.c).  On other architectures all three are plain. */
+ * (src/syms/uprobe.c).  On other architectures all three are plain. */
 #include <stdlib.h>
 
 #if defined(__aarch64__)

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kdist trace EVENT: each event of a tracepoint as it happens, one line
+ * with the fields chosen (--fields, default all of the record's), kept by
+ * --if and --max-rate in BPF.  Strings print as text: char[] and
+ * __data_loc fields from the record, and file names that a syscall's
+ * argument points to, read from user memory at sys_enter_* (for a
+ * sys_exit_* event the enter's fields come along, so a failed openat shows
+ * its file name beside the error).
+ */
+#include "cmd/trace/trace.h"
+#include "kernel/cond.h"
+#include "kernel/engine.h"
+#include "kernel/events.h"
+#include "view/evline.h"
+#include "kernel/spec.h"
+#include "trace.skel.h"
+#include "kernel/tracefs.h"
+#include "lib/util.h"
+#include "view/format.h"
+#include "cmd/command.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#define TRACE_MAX_FIELDS 32
+
+enum shown { SHOW_NUM, SHOW_CHARS, SHOW_STR };
+
+struct tfield {
+	const struct tp_field *f;
+	int side;		/* 0: the event, 1: its sys_enter_* */
+	enum shown how;
+	int slot;		/* SHOW_STR: its string */
+	enum m_fmt fmt;		/* SHOW_NUM */
+};
+
+struct trace {
+	struct trace_bpf *skel;
+	struct engine eng;
+	struct trace_cfg cfg;
+	struct event_spec ev;
+	struct tp_format fmt[2];
+	char enter_name[128];
+	bool syscall_exit;
+	int nf;
+	struct tfield f[TRACE_MAX_FIELDS];
+	struct measurement header;
+};
+
+static const char *const drop_names[NR_TDROPS] = {
+	[TDROP_OUTPUT] = "output_dropped",
+	[TDROP_RATE] = "rate_limited",
+	[TDROP_ENTER_FULL] = "enter_table_full",
+};
+
+/* Syscall records hold an int argument in 8 bytes (zero-extended): its
+ * value and sign are in the low 4. */
+static bool is_int(const struct tp_field *f)
+{
+	return !strcmp(f->type, "int") || !strcmp(f->type, "long");
+}
+
+static unsigned int field_size(const struct tp_field *f)
+{
+	return !strcmp(f->type, "int") && f->size == 8 ? 4 : f->size;
+}
+
+static bool hidden(const struct tp_field *f)
+{
+	return !strncmp(f->name, "common_", 7) || !strcmp(f->name, "__syscall_nr");
+}
+
+/* A syscall argument that names a file: read from user memory as text
+ * (a const char *buf of write(2) is data, not text). */
+static bool user_string(const struct trace *t, const struct tp_field *f)
+{
+	return !strcmp(t->ev.category, "syscalls") && strstr(f->type, "char *") &&
+	       (strstr(f->name, "name") || strstr(f->name, "path"));
+}
+
+/* Field f of side into the printed list; strings take one of the side's
+ * TRACE_STR_MAX slots (explicit: an error when none is left). */
+static int add_field(struct trace *t, int side, const struct tp_field *f, bool explicit)
+{
+	struct tr_side *s = side ? &t->cfg.ent : &t->cfg.ev;
+	struct tfield *tf = &t->f[t->nf];
+	bool dloc = f->is_data_loc, user = user_string(t, f);
+
+	if (t->nf == TRACE_MAX_FIELDS)
+		return 0;
+	*tf = (struct tfield){ .f = f, .side = side };
+	if (dloc || user) {
+		if (s->nstr == TRACE_STR_MAX) {
+			if (!explicit)
+				return 0;
+			kd_err("bad --fields: at most %d strings of %s", TRACE_STR_MAX,
+			       side ? t->enter_name : t->ev.text);
+			return -EINVAL;
+		}
+		tf->how = SHOW_STR;
+		tf->slot = s->nstr;
+		s->str[s->nstr++] = (struct tr_str){ dloc ? TSTR_DATA_LOC : TSTR_USER, f->offset };
+	} else if (f->is_array) {
+		tf->how = SHOW_CHARS;
+	} else {
+		tf->how = SHOW_NUM;
+		if (!strcmp(f->type, "dev_t"))
+			tf->fmt = FMT_DISK;
+		else if (strchr(f->type, '*') || f->size > 8)
+			tf->fmt = FMT_HEX;
+		else if (f->is_signed || is_int(f))
+			tf->fmt = FMT_SIGNED;
+		else
+			tf->fmt = FMT_AUTO;
+	}
+	t->nf++;
+	return 0;
+}
+
+static int choose_fields(struct trace *t, const char *list)
+{
+	char names[TRACE_MAX_FIELDS][64];
+	int n, err;
+
+	if (!list) {
+		for (int side = 0; side < 1 + t->cfg.enter; side++)
+			for (int i = 0; i < t->fmt[side].nfields; i++)
+				if (!hidden(&t->fmt[side].fields[i]) &&
+				    (err = add_field(t, side, &t->fmt[side].fields[i], false)))
+					return err;
+		return 0;
+	}
+	n = name_list_parse(list, names, TRACE_MAX_FIELDS, "--fields");
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		const struct tp_field *f = tp_format_field(&t->fmt[0], names[i]);
+		int side = 0;
+
+		if (!f && t->cfg.enter) {
+			f = tp_format_field(&t->fmt[1], names[i]);
+			side = 1;
+		}
+		if (!f || hidden(f)) {
+			kd_err("bad --fields: %s has no field '%s'%s%s (see kdist list %s)",
+			       t->ev.text, names[i], t->cfg.enter ? " nor has " : "",
+			       t->cfg.enter ? t->enter_name : "", t->ev.text);
+			return -ENOENT;
+		}
+		err = add_field(t, side, f, true);
+		if (err)
+			return err;
+	}
+	/* the enter's record is read only when one of its fields is shown */
+	for (int i = 0; i < t->nf; i++)
+		if (t->f[i].side)
+			return 0;
+	t->cfg.enter = 0;
+	return 0;
+}
+
+static int configure_cond(struct trace *t, const char *text)
+{
+	static const struct { const char *name; enum val_kind kind; } builtins[] = {
+		{ "pid", VAL_PID }, { "tid", VAL_TID }, { "cpu", VAL_CPU }, { "comm", VAL_COMM },
+	};
+	struct cond_list cl = { 0 };
+	int err = cond_parse(text, &cl);
+
+	for (int i = 0; !err && i < cl.n; i++) {
+		const struct cond_term *ct = &cl.t[i];
+		const struct tp_field *f = tp_format_field(&t->fmt[0], ct->field);
+		struct val_src *v = &t->cfg.cond_src[i];
+		bool is_str;
+
+		memset(v, 0, sizeof(*v));
+		for (size_t b = 0; !f && b < ARRAY_SIZE(builtins); b++)
+			if (!strcmp(builtins[b].name, ct->field))
+				v->kind = builtins[b].kind;
+		if (f && !hidden(f)) {
+			v->kind = f->is_array || f->is_data_loc ? VAL_STR_FIELD : VAL_FIELD;
+			v->off = f->offset;
+			v->size = field_size(f);
+			v->is_signed = f->is_signed || is_int(f);
+			t->cfg.cond_dloc[i] = f->is_data_loc;
+			if (v->kind == VAL_FIELD && v->size != 1 && v->size != 2 && v->size != 4 &&
+			    v->size != 8) {
+				kd_err("bad --if '%s': %u-byte fields are not compared", ct->text,
+				       f->size);
+				return -EINVAL;
+			}
+		} else if (!v->kind) {
+			kd_err("bad --if '%s': %s has no field '%s' (see kdist list %s)", ct->text,
+			       t->ev.text, ct->field, t->ev.text);
+			return -ENOENT;
+		}
+		is_str = v->kind == VAL_STR_FIELD || v->kind == VAL_COMM;
+		err = cond_compile(ct, is_str, v->is_signed, &t->cfg.cond, i);
+	}
+	return err;
+}
+
+/* The record bytes up to the end of its last fixed field. */
+static unsigned int record_size(const struct tp_format *f, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (int i = 0; i < f->nfields; i++)
+		if (f->fields[i].offset + f->fields[i].size > n)
+			n = f->fields[i].offset + f->fields[i].size;
+	return n < max ? n : max;
+}
+
+static uint64_t rec_num(const unsigned char *rec, size_t max, const struct tp_field *f)
+{
+	uint64_t v = 0;
+	unsigned int size = field_size(f), shift = 64 - 8 * size;
+
+	if (f->offset + size > max || !size || size > 8)
+		return 0;
+	memcpy(&v, rec + f->offset, size);	/* x86-64: little-endian */
+	v <<= shift;
+	return f->is_signed || is_int(f) ? (uint64_t)((int64_t)v >> shift) : v >> shift;
+}
+
+static void print_field(struct trace *t, FILE *f, const struct tr_event *e,
+			const struct tfield *tf)
+{
+	const unsigned char *rec = tf->side ? e->ent.rec : e->ev.rec;
+	size_t max = tf->side ? TRACE_ENTER_MAX : TRACE_REC_MAX;
+	char buf[TRACE_STR_LEN + 1], esc[4 * TRACE_STR_LEN + 1];
+	const char *s;
+	struct m_value v;
+
+	switch (tf->how) {
+	/* file names and char arrays are what a process chose: escaped */
+	case SHOW_STR:
+		s = tf->side ? e->ent.str[tf->slot] : e->ev.str[tf->slot];
+		text_escape(esc, sizeof(esc), s, strnlen(s, TRACE_STR_LEN));
+		events_field(f, tf->f->name, esc, true);
+		return;
+	case SHOW_CHARS:
+		s = (const char *)rec + tf->f->offset;
+		text_escape(esc, sizeof(esc), s, tf->f->offset + tf->f->size <= max ?
+			    strnlen(s, tf->f->size) : 0);
+		events_field(f, tf->f->name, esc, true);
+		return;
+	case SHOW_NUM:
+		v = mv_num(rec_num(rec, max, tf->f));
+		events_field(f, tf->f->name, fmt_value(&v, tf->fmt, buf, sizeof(buf)),
+			     tf->fmt == FMT_DISK || tf->fmt == FMT_HEX);
+		/* a syscall's failure by its name */
+		if (t->syscall_exit && !tf->side && !strcmp(tf->f->name, "ret"))
+			events_field(f, "error", (int64_t)v.num < 0 ?
+				     fmt_value(&v, FMT_ERRNO, buf, sizeof(buf)) : NULL, true);
+	}
+}
+
+static int print_event(void *ctx, void *data, size_t size)
+{
+	struct trace *t = ctx;
+	const struct tr_event *e = data;
+	FILE *f = events_file();
+	char comm[sizeof(e->comm) + 1];
+
+	if (size < sizeof(*e))
+		return 0;
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(e->comm), e->comm);
+	events_begin(f, t->ev.text, "field_");
+	events_head(f, e->ts, comm, e->id >> 32, (uint32_t)e->id, e->cpu, 0);
+	for (int i = 0; i < t->nf; i++)
+		if (!t->f[i].side || e->has_enter)
+			print_field(t, f, e, &t->f[i]);
+	events_end(f);
+	return 0;
+}
+
+static int load(struct trace *t, struct options *o)
+{
+	int err;
+
+	t->skel = trace_bpf__open_opts(engine_open_opts());
+	err = engine_opened(t->skel);
+	if (err)
+		return err;
+	task_filter_set(&t->cfg.filter, o);
+	t->cfg.max_rate = o->max_rate;
+	t->cfg.ev.size = record_size(&t->fmt[0], TRACE_REC_MAX);
+	t->cfg.ent.size = record_size(&t->fmt[1], TRACE_ENTER_MAX);
+	t->skel->rodata->cfg = t->cfg;
+	bpf_map__set_max_entries(t->skel->maps.events, TRACE_RING_BYTES);
+	bpf_program__set_autoload(t->skel->progs.trace_enter, t->cfg.enter);
+	bpf_map__set_autocreate(t->skel->maps.spill, false);	/* no groups here */
+	err = engine_load(&t->eng, t->skel->skeleton, drop_names, NR_TDROPS);
+	if (err)
+		return err;
+	return events_add(bpf_map__fd(t->skel->maps.events), print_event, t);
+}
+
+static int trace_prepare(struct session *s)
+{
+	struct options *o = s->opt;
+	struct trace *t = calloc(1, sizeof(*t));
+	struct measurement *m;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	s->priv = t;
+	if (o->nargs != 1) {
+		kd_err("bad arguments: expected EVENT, e.g. kdist trace syscalls:sys_exit_openat "
+		       "--if 'ret < 0'");
+		return -EINVAL;
+	}
+	err = event_spec_parse(o->args[0], &t->ev);
+	if (err)
+		return err;
+	if (t->ev.kind != EV_TRACEPOINT) {
+		kd_err("bad event '%s': kdist trace takes tracepoints (CATEGORY:NAME)", t->ev.text);
+		return -EINVAL;
+	}
+	if (!tracefs_root())
+		return -ENODEV;
+	err = tp_format_load(t->ev.category, t->ev.name, &t->fmt[0]);
+	if (err) {
+		kd_err(err == -ENOENT ? "unknown event '%s': no such tracepoint in tracefs (see kdist list)" :
+		       "failed to read the format of %s", t->ev.text);
+		return err;
+	}
+	t->syscall_exit = !strcmp(t->ev.category, "syscalls") &&
+			  !strncmp(t->ev.name, "sys_exit_", 9);
+	if (t->syscall_exit) {
+		snprintf(t->enter_name, sizeof(t->enter_name), "sys_enter_%s", t->ev.name + 9);
+		t->cfg.enter = !tp_format_load("syscalls", t->enter_name, &t->fmt[1]);
+	}
+	err = choose_fields(t, o->fields);
+	if (!err && o->cond)
+		err = configure_cond(t, o->cond);
+	if (err)
+		return err;
+	m = &t->header;
+	m->command = s->cmd->name;
+	m->kind = M_VALUE;
+	m->counts = true;
+	m->value_unit = "events";
+	m->nevents = 1;
+	snprintf(m->title, sizeof(m->title), "events of %s%s%s", t->ev.text, o->cond ? " if " : "",
+		 o->cond ? o->cond : "");
+	snprintf(m->events[0].role, sizeof(m->events[0].role), "event");
+	snprintf(m->events[0].spec, sizeof(m->events[0].spec), "%s", t->ev.text);
+	snprintf(m->events[0].attach, sizeof(m->events[0].attach), "tracepoint");
+	return load(t, o);
+}
+
+static int trace_attach(struct session *s)
+{
+	struct trace *t = s->priv;
+	struct bpf_link *l;
+	int err;
+
+	l = bpf_program__attach_tracepoint(t->skel->progs.trace_event, t->ev.category, t->ev.name);
+	err = engine_link(&t->eng, l);
+	if (!err && t->cfg.enter) {
+		l = bpf_program__attach_tracepoint(t->skel->progs.trace_enter, "syscalls",
+						   t->enter_name);
+		err = engine_link(&t->eng, l);
+	}
+	if (err)
+		kd_err("failed to attach %s: %s", t->ev.text, strerror(-err));
+	return err;
+}
+
+static int trace_read(struct session *s, struct measurement *m)
+{
+	struct trace *t = s->priv;
+	struct m_group *g;
+	struct hist h;
+	__u32 zero = 0;
+	int err;
+
+	measurement_copy_header(m, &t->header);
+	/* the count first, then the drops: an event counted here is printed or
+	 * counted as dropped by the time the drops are read (in the other
+	 * order, a flood's events between the two reads were neither) */
+	err = engine_sum_hist(&t->eng, bpf_map__fd(t->skel->maps.matched), &zero, sizeof(h), &h);
+	if (!err)
+		err = engine_read(&t->eng, m);
+	if (err || !h.count)
+		return err;
+	g = measurement_group(m, NULL);
+	return g ? m_hist_set(&g->h, &h) : -ENOMEM;
+}
+
+static void trace_cleanup(struct session *s)
+{
+	struct trace *t = s->priv;
+
+	engine_close(&t->eng);
+	trace_bpf__destroy(t->skel);
+	measurement_clear(&t->header);
+	free(t);
+	s->priv = NULL;
+}
+
+const struct command cmd_trace = {
+	.name = "trace",
+	.args = "EVENT",
+	.summary = "print each event of a tracepoint with its fields (--fields, --if, --max-rate)",
+	.opts = OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |
+		OPT(FORMAT) | OPT(OUTPUT) | OPT(IF) | OPT(FIELDS) | OPT(MAX_RATE),
+	.prepare = trace_prepare,
+	.attach = trace_attach,
+	.read = trace_read,
+	.cleanup = trace_cleanup,
+};

@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF session layer: see engine.h. */
+#include "kernel/engine.h"
+#include "kernel/feature.h"
+#include "kernel/filter.h"
+#include "model/hist.h"
+#include "model/measure.h"
+#include "kernel/spill.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/epoll.h>
+#include <sys/utsname.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+/* BPF run-time statistics (run_cnt, run_time_ns of every program) cost two
+ * clock reads per program run, so the kernel keeps them off unless a
+ * BPF_ENABLE_STATS descriptor is open or the global sysctl is on.  They are
+ * kernel-wide: while on, every BPF program of the machine pays them (make
+ * bench: +165 ns per getppid pair, more than running the programs at all),
+ * and the time a pair measures holds them.  So kdist holds a descriptor
+ * only while its cost is shown, and then, unless -v asks for the exact
+ * figure, only for STATS_WINDOW_MS out of every STATS_PERIOD_MS: the
+ * counters move only in those windows, and engine_read scales them by the
+ * time they covered (docs/pair.md, "kdist's own cost").  Closing the
+ * descriptor (or exiting) turns them off again, whatever happens to kdist. */
+#define STATS_PERIOD_MS 100
+#define STATS_WINDOW_MS 5
+
+static int stats_fd = -1, stats_users, stats_err;
+static bool stats_off;
+
+/* The sampler: a thread that opens the descriptor for a window, and reads
+ * the counters of every engine in `sampled` inside it: after the switch
+ * on, before the switch off, so that another holder of the statistics
+ * (kdist -v, bpftool, the sysctl) or the switch's own time never counts.
+ * Each engine adds up its windows (win_*) since engine_reset. */
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t stop_cv;
+	bool running, stop;
+	struct engine *sampled;
+} sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct prog_counters {
+	uint64_t misses, runs, run_ns;
+	int programs;
+	bool has_misses;	/* the kernel reports recursion_misses (5.12) */
+};
+
+static struct prog_counters prog_counters(struct engine *e);
+
+/* Sleep ms unless told to stop (lock held); true when told to stop. */
+static bool sampler_sleep(unsigned int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	while (!sampler.stop && pthread_cond_timedwait(&sampler.stop_cv, &sampler.lock, &ts) == 0)
+		;
+	return sampler.stop;
+}
+
+static void *sampler_run(void *arg)
+{
+	pthread_mutex_lock(&sampler.lock);
+	while (!sampler.stop) {
+		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME), nprog = 0;
+		struct engine *e;
+
+		if (fd < 0) {
+			stats_err = errno;
+			break;
+		}
+		for (e = sampler.sampled; e; e = e->next_sampled) {
+			struct prog_counters pc = prog_counters(e);
+
+			e->w_t = now_ns();
+			e->w_runs = pc.runs;
+			e->w_run_ns = pc.run_ns;
+			nprog += pc.programs;
+		}
+		sampler_sleep(STATS_WINDOW_MS);
+		for (e = sampler.sampled; e; e = e->next_sampled) {
+			struct prog_counters pc;
+
+			if (!e->w_t)
+				continue;	/* came in, or was reset, meanwhile */
+			pc = prog_counters(e);
+			e->win_runs += pc.runs - e->w_runs;
+			e->win_run_ns += pc.run_ns - e->w_run_ns;
+			e->win_ns += now_ns() - e->w_t;
+			e->w_t = 0;
+		}
+		close(fd);
+		/* reading a program's counters is a system call: with
+		 * thousands of programs (func), windows come less often */
+		if (sampler_sleep((STATS_PERIOD_MS - STATS_WINDOW_MS) *
+				  (nprog > 256 ? nprog / 256 : 1)))
+			break;
+	}
+	pthread_mutex_unlock(&sampler.lock);
+	return arg;
+}
+
+static void sampler_list(struct engine *e, bool in)
+{
+	struct engine **p;
+
+	pthread_mutex_lock(&sampler.lock);
+	for (p = &sampler.sampled; *p && *p != e; p = &(*p)->next_sampled)
+		;
+	if (*p && !in)
+		*p = e->next_sampled;
+	else if (!*p && in) {
+		e->next_sampled = sampler.sampled;
+		sampler.sampled = e;
+	}
+	pthread_mutex_unlock(&sampler.lock);
+}
+
+static int sampler_start(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int err;
+
+	/* sampler_sleep's deadlines are on the monotonic clock */
+	if (pthread_condattr_init(&ca) || pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&sampler.stop_cv, &ca))
+		return EINVAL;
+	pthread_condattr_destroy(&ca);
+	/* signals (Ctrl-C, the interval timer) stay the main thread's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	sampler.stop = false;
+	err = pthread_create(&sampler.thread, NULL, sampler_run, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sampler.running = !err;
+	if (err)
+		pthread_cond_destroy(&sampler.stop_cv);
+	return err;
+}
+
+static void sampler_stop(void)
+{
+	if (!sampler.running)
+		return;
+	pthread_mutex_lock(&sampler.lock);
+	sampler.stop = true;
+	pthread_cond_signal(&sampler.stop_cv);
+	pthread_mutex_unlock(&sampler.lock);
+	pthread_join(sampler.thread, NULL);
+	pthread_cond_destroy(&sampler.stop_cv);
+	sampler.running = false;
+}
+
+/* Sampled unless -v: the exact figure costs every BPF program of the
+ * machine the statistics for the whole run. */
+static bool stats_sampled(void)
+{
+	return !kd_verbose_level;
+}
+
+void engine_stats_wanted(bool on)
+{
+	stats_off = !on;
+}
+
+static void stats_get(struct engine *e)
+{
+	if (!stats_users++) {
+		stats_fd = -1;
+		stats_err = 0;
+		if (stats_off)
+			stats_err = EOPNOTSUPP;
+		else if (stats_sampled())
+			stats_err = sampler_start();
+		else if ((stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
+			stats_err = errno;
+		if (stats_err && !stats_off)
+			kd_info("no BPF run-time statistics: %s", strerror(stats_err));
+	}
+	e->stats = true;
+	if (sampler.running)
+		sampler_list(e, true);
+}
+
+static void stats_put(struct engine *e)
+{
+	if (!e->stats)
+		return;
+	e->stats = false;
+	sampler_list(e, false);
+	if (--stats_users)
+		return;
+	sampler_stop();
+	if (stats_fd >= 0)
+		close(stats_fd);
+	stats_fd = -1;
+}
+
+/* The share of the time since engine_reset that e's counters were read in
+ * windows, and what they moved meanwhile: 1 and nothing when the
+ * statistics are on throughout (-v) or off. */
+static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
+{
+	double share;
+
+	if (!sampler.running)
+		return 1;
+	pthread_mutex_lock(&sampler.lock);
+	share = now_ns() > e->t0 ? (double)e->win_ns / (now_ns() - e->t0) : 0;
+	*runs = e->win_runs;
+	*run_ns = e->win_run_ns;
+	pthread_mutex_unlock(&sampler.lock);
+	return share;
+}
+
+/* Where a kernel's types are looked for when it has no BTF of its own:
+ * kdist's folder of BTF files by release (BTFHub's naming), then the
+ * places libbpf reads an ELF vmlinux from (a debug package's). */
+static const char *const btf_paths[] = {
+	"/var/lib/kdist/btf/%1$s.btf",
+	"/boot/vmlinux-%1$s",
+	"/lib/modules/%1$s/vmlinux-%1$s",
+	"/lib/modules/%1$s/build/vmlinux",
+	"/usr/lib/modules/%1$s/kernel/vmlinux",
+	"/usr/lib/debug/boot/vmlinux-%1$s",
+	"/usr/lib/debug/boot/vmlinux-%1$s.debug",
+	"/usr/lib/debug/lib/modules/%1$s/vmlinux",
+};
+static int btf_err;
+
+const struct bpf_object_open_opts *engine_open_opts(void)
+{
+	static char path[PATH_MAX];
+	static struct bpf_object_open_opts o;
+	struct utsname u;
+
+	if (o.sz)
+		return &o;
+	o.sz = sizeof(o);
+	if (kd_btf_file) {
+		if (access(kd_btf_file, R_OK)) {
+			kd_err("bad --btf %s: %s", kd_btf_file, strerror(errno));
+			kd_bad_input = true;
+			btf_err = -EINVAL;
+		}
+		o.btf_custom_path = kd_btf_file;
+		return &o;
+	}
+	if (!access("/sys/kernel/btf/vmlinux", R_OK) || uname(&u))
+		return &o;
+	for (size_t i = 0; i < ARRAY_SIZE(btf_paths); i++) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(path, sizeof(path), btf_paths[i], u.release);
+#pragma GCC diagnostic pop
+		if (!access(path, R_OK)) {
+			kd_info("the kernel's types from %s (no /sys/kernel/btf/vmlinux)", path);
+			o.btf_custom_path = path;
+			return &o;
+		}
+	}
+	kd_err("failed to find the kernel's types: no /sys/kernel/btf/vmlinux "
+	       "(CONFIG_DEBUG_INFO_BTF) and no /var/lib/kdist/btf/%s.btf: give one with "
+	       "--btf FILE (BTFHub's archive, or pahole -J of the debug package's vmlinux; "
+	       "docs/kernels.md)", u.release);
+	btf_err = -ENOENT;
+	return &o;
+}
+
+int engine_opened(const void *skel)
+{
+	int err = errno;
+
+	if (skel && btf_err)
+		return btf_err;
+	if (skel)
+		return 0;
+	kd_err("failed to open the BPF object: %s", strerror(err));
+	return -err;
+}
+
+size_t engine_percpu_stride(size_t value_size)
+{
+	return (value_size + 7) & ~(size_t)7;
+}
+
+static uint32_t spill_hash(const unsigned char *key, size_t n)
+{
+	return hash_bytes(key, n) % ENGINE_SPILL_BUCKETS;
+}
+
+static int spill_take(void *ctx, void *data, size_t size)
+{
+	struct engine *e = ctx;
+	const struct spill_head *r = data;
+	const unsigned char *key = (const unsigned char *)(r + 1);
+	struct engine_spilled *s, **b;
+
+	if (size < sizeof(*r) || r->key_size > size - sizeof(*r))
+		return 0;	/* cannot happen: the kernel wrote it whole */
+	b = &e->spill_hash[spill_hash(key, r->key_size)];
+	for (s = *b; s; s = s->chain)
+		if (s->key_size == r->key_size && !memcmp(s->key, key, r->key_size))
+			break;
+	if (!s) {
+		s = calloc(1, sizeof(*s) + r->key_size);
+		if (s)
+			s->h = calloc(1, sizeof(*s->h));
+		if (!s || !s->h) {
+			free(s);
+			e->spill_err = -ENOMEM;
+			return -ENOMEM;
+		}
+		s->key_size = r->key_size;
+		memcpy(s->key, key, r->key_size);
+		s->chain = *b;
+		*b = s;
+		s->next = e->spilled;
+		e->spilled = s;
+	}
+	e->nspilled++;
+	hist_add(s->h, r->value);
+	s->self += r->self;
+	if (!r->nested)
+		s->total += r->value;
+	return 0;
+}
+
+void engine_spilled_clear(struct engine *e)
+{
+	while (e->spilled) {
+		struct engine_spilled *s = e->spilled;
+
+		e->spilled = s->next;
+		free(s->h);
+		free(s);
+	}
+	memset(e->spill_hash, 0, sizeof(e->spill_hash));
+}
+
+/* The engines with a spill ring, and an epoll fd over their rings. */
+static struct engine *spilling;
+static int spill_epfd = -1;
+
+static int spill_watch(struct engine *e)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (spill_epfd < 0)
+		spill_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (spill_epfd < 0 ||
+	    epoll_ctl(spill_epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(e->spill_rb), &ev))
+		return -errno;
+	e->next_open = spilling;
+	spilling = e;
+	return 0;
+}
+
+static void spill_unwatch(struct engine *e)
+{
+	for (struct engine **p = &spilling; *p; p = &(*p)->next_open) {
+		if (*p == e) {
+			*p = e->next_open;
+			break;
+		}
+	}
+	epoll_ctl(spill_epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(e->spill_rb), NULL);
+	if (!spilling) {
+		close(spill_epfd);
+		spill_epfd = -1;
+	}
+}
+
+int engine_spill_fd(void)
+{
+	return spill_epfd;
+}
+
+static int spill_drain(struct engine *e)
+{
+	int n = ring_buffer__consume(e->spill_rb);
+
+	if (!e->spill_err && n < 0)
+		e->spill_err = n;
+	if (e->spill_err)
+		kd_err("failed to read the spill ring: %s", strerror(-e->spill_err));
+	return e->spill_err;
+}
+
+int engine_spill_drain(void)
+{
+	for (struct engine *e = spilling; e; e = e->next_open) {
+		int err = spill_drain(e);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+const struct engine_spilled *engine_spilled_next(const struct engine *e,
+						 const struct engine_spilled *sp, void *key,
+						 size_t key_size)
+{
+	for (sp = sp ? sp->next : e->spilled; sp; sp = sp->next) {
+		if (sp->key_size == key_size) {
+			memcpy(key, sp->key, key_size);
+			return sp;
+		}
+	}
+	return NULL;
+}
+
+/* The spill ring must hold a burst of new groups that find no memory: each
+ * interval drains the group table, so a workload with 100,000 groups
+ * creates them all again every interval, and an allocation fails for
+ * thousands of them (measured: 18,652 of 100,000 in one second here).
+ * So the ring takes a record per entry of the largest group table, from
+ * SPILL_RING_BYTES (the default --max-groups fits) up to 64 MiB. */
+static void spill_size(struct bpf_object *obj)
+{
+	struct bpf_map *map, *ring = bpf_object__find_map_by_name(obj, "spill");
+	size_t want = 0, bytes = SPILL_RING_BYTES;
+
+	if (!ring)
+		return;
+	bpf_object__for_each_map(map, obj) {
+		/* a record: ring header, spill_head and the key, 8-byte aligned */
+		size_t rec = (8 + sizeof(struct spill_head) + bpf_map__key_size(map) + 7) & ~(size_t)7;
+
+		if (bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH &&
+		    (size_t)bpf_map__max_entries(map) * rec > want)
+			want = (size_t)bpf_map__max_entries(map) * rec;
+	}
+	while (bytes < want && bytes < 64 << 20)
+		bytes <<= 1;
+	bpf_map__set_max_entries(ring, bytes);
+}
+
+/* What older kernels need of an object before it loads.  A map the kernel
+ * cannot create fails the whole load: without task storage maps (Linux
+ * 5.11) every command keeps its per-thread state in a tid-keyed hash
+ * (cfg.task_storage is off, feature.c says so), and the object's task
+ * storage maps, then unused, become one-entry hashes the kernel has.
+ * perf_event programs take only preallocated hashes before Linux 6.1. */
+static void maps_fit_kernel(struct bpf_object *obj)
+{
+	bool perf = false, prealloc;
+	struct bpf_program *p;
+	struct bpf_map *m;
+
+	bpf_object__for_each_program(p, obj)
+		perf |= bpf_program__autoload(p) && bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT;
+	prealloc = perf && !feature_has(FEAT_PERF_NOPREALLOC, NULL);
+	bpf_object__for_each_map(m, obj) {
+		enum bpf_map_type t = bpf_map__type(m);
+
+		if (t == BPF_MAP_TYPE_TASK_STORAGE && !feature_has(FEAT_TASK_STORAGE_MAP, NULL)) {
+			bpf_map__set_type(m, BPF_MAP_TYPE_HASH);
+			bpf_map__set_map_flags(m, 0);
+			bpf_map__set_max_entries(m, 1);
+		} else if (prealloc && (t == BPF_MAP_TYPE_HASH || t == BPF_MAP_TYPE_PERCPU_HASH)) {
+			bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+		}
+	}
+}
+
+int engine_load(struct engine *e, struct bpf_object_skeleton *s,
+		const char *const *drop_names, int ndrops)
+{
+	struct bpf_map *map;
+	size_t largest = sizeof(uint64_t);
+	int err;
+
+	e->drops_fd = -1;
+	e->ncpu = libbpf_num_possible_cpus();
+	if (e->ncpu <= 0)
+		return e->ncpu ? e->ncpu : -ENODEV;
+	spill_size(*s->obj);
+	maps_fit_kernel(*s->obj);
+	err = task_filter_load(*s->obj);
+	if (!err)
+		err = bpf_object__load_skeleton(s);
+	if (err) {
+		kd_err("failed to load BPF programs: %s (run with -v for the verifier log)",
+		       strerror(-err));
+		return err;
+	}
+	e->obj = *s->obj;
+	bpf_object__for_each_map(map, e->obj) {
+		enum bpf_map_type t = bpf_map__type(map);
+
+		if ((t == BPF_MAP_TYPE_PERCPU_ARRAY || t == BPF_MAP_TYPE_PERCPU_HASH) &&
+		    bpf_map__value_size(map) > largest)
+			largest = bpf_map__value_size(map);
+	}
+	e->buf = calloc(e->ncpu, engine_percpu_stride(largest));
+	if (!e->buf)
+		return -ENOMEM;
+	map = bpf_object__find_map_by_name(e->obj, "drops");
+	if (ndrops && (!map || bpf_map__max_entries(map) < (unsigned int)ndrops)) {
+		kd_err("failed to load BPF programs: %d loss counters, the object has %u",
+		       ndrops, map ? bpf_map__max_entries(map) : 0);
+		return -EINVAL;
+	}
+	e->drops_fd = map ? bpf_map__fd(map) : -1;
+	e->drop_names = drop_names;
+	e->ndrops = ndrops;
+	map = bpf_object__find_map_by_name(e->obj, "spill");
+	if (map && bpf_map__fd(map) >= 0 && e->drops_fd >= 0) {
+		e->spill_rb = ring_buffer__new(bpf_map__fd(map), spill_take, e, NULL);
+		err = e->spill_rb ? spill_watch(e) : -errno;
+		if (err) {
+			kd_err("failed to read the spill ring: %s", strerror(-err));
+			ring_buffer__free(e->spill_rb);
+			e->spill_rb = NULL;
+			return err;
+		}
+	}
+	err = task_filter_attach(e);
+	if (err)
+		return err;
+	stats_get(e);
+	engine_reset(e);
+	return 0;
+}
+
+static void prog_count(struct prog_counters *pc, int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	if (fd < 0)
+		return;	/* not loaded */
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return;
+	pc->programs++;
+	/* the kernel fills what it knows and says how much */
+	if (len < offsetof(struct bpf_prog_info, recursion_misses) + sizeof(info.recursion_misses))
+		pc->has_misses = false;
+	pc->misses += info.recursion_misses;
+	pc->runs += info.run_cnt;
+	pc->run_ns += info.run_time_ns;
+}
+
+/* The counters of every loaded program, summed. */
+static struct prog_counters prog_counters(struct engine *e)
+{
+	struct prog_counters pc = { .has_misses = true };
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, e->obj)
+		prog_count(&pc, bpf_program__fd(prog));
+	for (size_t i = 0; i < e->nprog_fds; i++)
+		prog_count(&pc, e->prog_fds[i]);
+	return pc;
+}
+
+int engine_fd(struct engine *e, int fd, bool prog)
+{
+	int **v = prog ? &e->prog_fds : &e->link_fds;
+	size_t *n = prog ? &e->nprog_fds : &e->nlink_fds;
+	int *nv;
+
+	/* the sampler reads prog_fds meanwhile */
+	pthread_mutex_lock(&sampler.lock);
+	/* 16, then doubled: full when n is a power of two from 16 on */
+	if (!*n || (*n >= 16 && !(*n & (*n - 1)))) {
+		nv = realloc(*v, (*n ? 2 * *n : 16) * sizeof(**v));
+		if (!nv) {
+			pthread_mutex_unlock(&sampler.lock);
+			close(fd);
+			return -ENOMEM;
+		}
+		*v = nv;
+	}
+	(*v)[(*n)++] = fd;
+	pthread_mutex_unlock(&sampler.lock);
+	return 0;
+}
+
+void engine_reset(struct engine *e)
+{
+	struct prog_counters pc = prog_counters(e);
+	uint32_t d = KD_DROP_SPILL;
+
+	if (e->spill_rb) {
+		ring_buffer__consume(e->spill_rb);
+		engine_spilled_clear(e);
+		e->spill_err = 0;
+		memset(e->buf, 0, e->ncpu * sizeof(uint64_t));
+		bpf_map_update_elem(e->drops_fd, &d, e->buf, BPF_ANY);
+	}
+
+	e->misses0 = pc.misses;
+	e->runs0 = pc.runs;
+	e->run_ns0 = pc.run_ns;
+	pthread_mutex_lock(&sampler.lock);
+	e->t0 = now_ns();
+	e->win_ns = e->win_runs = e->win_run_ns = e->w_t = 0;
+	pthread_mutex_unlock(&sampler.lock);
+}
+
+/* Closing a perf-event link waits for an RCU tasks-trace grace period
+ * (perf_event_detach_bpf_prog), tens of milliseconds each: one thread
+ * detaching 2000 uprobes takes minutes.  Concurrent closes share grace
+ * periods, so large sets are detached by many threads at once. */
+#define DESTROY_THREADS 64
+
+void engine_close(struct engine *e)
+{
+	/* the sampler reads the programs: not once they are closed */
+	sampler_list(e, false);
+	engine_links_destroy(&e->links);
+	/* fentry links: closing one waits for RCU tasks grace periods under
+	 * ftrace's locks, so closing them in parallel gains nothing */
+	for (size_t i = 0; i < e->nlink_fds; i++)
+		close(e->link_fds[i]);
+	for (size_t i = 0; i < e->nprog_fds; i++)
+		close(e->prog_fds[i]);
+	free(e->link_fds);
+	free(e->prog_fds);
+	e->link_fds = e->prog_fds = NULL;
+	e->nlink_fds = e->nprog_fds = 0;
+	if (e->nspilled)
+		kd_info("%llu events came through the spill ring: the kernel had no memory for "
+			"their new group at that moment", (unsigned long long)e->nspilled);
+	if (e->spill_rb)
+		spill_unwatch(e);
+	ring_buffer__free(e->spill_rb);
+	e->spill_rb = NULL;
+	engine_spilled_clear(e);
+	stats_put(e);
+	free(e->buf);
+	e->buf = NULL;
+}
+
+const void *engine_percpu(struct engine *e, int fd, const void *key)
+{
+	return bpf_map_lookup_elem(fd, key, e->buf) ? NULL : e->buf;
+}
+
+int engine_sum_hist(struct engine *e, int fd, const void *key, size_t value_size,
+		    struct hist *sum)
+{
+	const char *v = engine_percpu(e, fd, key);
+	size_t stride = engine_percpu_stride(value_size);
+
+	if (!v)
+		return -errno;
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < e->ncpu; c++)
+		hist_merge(sum, (const struct hist *)(v + c * stride));
+	return 0;
+}
+
+int engine_sum_u64(struct engine *e, int fd, const void *key, uint64_t *sum)
+{
+	const uint64_t *v = engine_percpu(e, fd, key);
+
+	if (!v)
+		return -errno;
+	*sum = 0;
+	for (int c = 0; c < e->ncpu; c++)
+		*sum += v[c];
+	return 0;
+}
+
+/* The bytes the kernel accounts to a map (fdinfo "memlock"), 0 if unknown. */
+static uint64_t map_memlock(int fd)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static uint64_t maps_memlock(struct engine *e)
+{
+	struct bpf_map *map;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_map(map, e->obj)
+		if (bpf_map__fd(map) >= 0)
+			sum += map_memlock(bpf_map__fd(map));
+	return sum;
+}
+
+int engine_read(struct engine *e, struct measurement *m)
+{
+	struct prog_counters pc = prog_counters(e);
+	struct m_cost cost = { .programs = pc.programs, .err = stats_err };
+	int err = e->spill_rb ? spill_drain(e) : 0;
+	uint64_t runs, run_ns;
+
+	if (err)
+		return err;
+	for (__u32 d = 0; d < (__u32)e->ndrops; d++) {
+		uint64_t n;
+
+		err = engine_sum_u64(e, e->drops_fd, &d, &n);
+		if (err)
+			return err;
+		measurement_add_drop(m, e->drop_names[d], n);
+	}
+	if (e->spill_rb) {
+		uint64_t n;
+		__u32 d = KD_DROP_SPILL;
+
+		err = engine_sum_u64(e, e->drops_fd, &d, &n);
+		if (err)
+			return err;
+		measurement_add_drop(m, "group_memory_failed", n);
+	}
+	/* a run the kernel did not make is an event the measurement lacks:
+	 * a loss like the others (docs/pair.md, "Output") */
+	if (pc.has_misses)
+		measurement_add_drop(m, "skipped_by_kernel", pc.misses - e->misses0);
+	cost.runs = pc.runs - e->runs0;
+	cost.run_ns = pc.run_ns - e->run_ns0;
+	cost.sampled = stats_window(e, &runs, &run_ns);
+	if (cost.sampled > 0 && cost.sampled < 1) {
+		/* the windows' share of the programs' work, scaled up */
+		cost.runs = runs / cost.sampled + 0.5;
+		cost.run_ns = run_ns / cost.sampled + 0.5;
+	} else if (cost.sampled <= 0 && !cost.err) {
+		cost.err = EAGAIN;	/* no window yet: nothing to scale */
+	}
+	cost.map_bytes = maps_memlock(e);
+	m_cost_add(&m->cost, &cost);
+	return 0;
+}
+
+int engine_links_add(struct engine_links *l, struct bpf_link *link)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct bpf_link **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = link;
+	return 0;
+}
+
+int engine_link(struct engine *e, struct bpf_link *l)
+{
+	if (!l)
+		return -errno;
+	return engine_links_add(&e->links, l);
+}
+
+struct destroy_slice {
+	struct bpf_link **v;
+	size_t n;
+};
+
+static void *destroy_slice(void *arg)
+{
+	struct destroy_slice *d = arg;
+
+	for (size_t i = 0; i < d->n; i++)
+		bpf_link__destroy(d->v[i]);
+	return NULL;
+}
+
+
+void engine_links_truncate(struct engine_links *l, size_t from)
+{
+	struct destroy_slice d[DESTROY_THREADS];
+	pthread_t t[DESTROY_THREADS];
+	size_t n = l->n - from, at = from;
+	size_t nt = n / 8 < DESTROY_THREADS ? n / 8 : DESTROY_THREADS;
+	bool started[DESTROY_THREADS] = { 0 };
+
+	if (l->n <= from)
+		return;
+	for (size_t i = 0; i < nt; i++) {
+		d[i].v = l->v + at;
+		d[i].n = (l->n - at) / (nt - i);
+		started[i] = !pthread_create(&t[i], NULL, destroy_slice, &d[i]);
+		if (!started[i])
+			destroy_slice(&d[i]);
+		at += d[i].n;
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
+	/* fewer than 8 links: no threads */
+	while (l->n > at)
+		bpf_link__destroy(l->v[--l->n]);
+	l->n = from;
+}
+
+void engine_links_destroy(struct engine_links *l)
+{
+	engine_links_truncate(l, 0);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kdist serve --web-config: see webconfig.h and docs/serve.md "Security". */
+#include "lib/webconfig.h"
+#include "lib/util.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <yaml.h>
+
+#define WEBCONFIG_MAX (1 << 20)
+
+static int why_f(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const char *scalar(yaml_document_t *d, yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* path, or dir/path when relative; NULL (ENOMEM) or malloc'd. */
+static char *resolve(const char *dir, const char *path)
+{
+	char *s;
+
+	if (path[0] == '/' || !dir)
+		return strdup(path);
+	return asprintf(&s, "%s/%s", dir, path) < 0 ? NULL : s;
+}
+
+static int tls_version(const char *v)
+{
+	static const struct { const char *name; int v; } names[] = {
+		{ "TLS12", TLS1_2_VERSION }, { "TLS13", TLS1_3_VERSION },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcmp(v, names[i].name))
+			return names[i].v;
+	}
+	return 0;
+}
+
+static int parse_tls(yaml_document_t *d, yaml_node_t *m, const char *dir, struct webconfig *wc,
+		     char *why, size_t wn)
+{
+	static const char *const auth_types[] = {
+		[WC_NO_CLIENT_CERT] = "NoClientCert", [WC_REQUEST] = "RequestClientCert",
+		[WC_REQUIRE_ANY] = "RequireAnyClientCert",
+		[WC_VERIFY_IF_GIVEN] = "VerifyClientCertIfGiven",
+		[WC_REQUIRE_AND_VERIFY] = "RequireAndVerifyClientCert",
+	};
+
+	if (m->type != YAML_MAPPING_NODE)
+		return why_f(why, wn, "tls_server_config is not a mapping");
+	wc->tls = true;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const char *k = scalar(d, yaml_document_get_node(d, p->key));
+		const char *v = scalar(d, yaml_document_get_node(d, p->value));
+		char **path = NULL;
+
+		if (!k || !v)
+			return why_f(why, wn, "tls_server_config: keys and values must be scalars");
+		if (!strcmp(k, "cert_file"))
+			path = &wc->cert_file;
+		else if (!strcmp(k, "key_file"))
+			path = &wc->key_file;
+		else if (!strcmp(k, "client_ca_file"))
+			path = &wc->client_ca_file;
+		if (path) {
+			if (*path)
+				return why_f(why, wn, "%s given twice", k);
+			if (!*v)
+				continue;
+			*path = resolve(dir, v);
+			if (!*path)
+				return -ENOMEM;
+		} else if (!strcmp(k, "client_auth_type")) {
+			size_t i = 0;
+
+			while (i < ARRAY_SIZE(auth_types) && strcmp(v, auth_types[i]))
+				i++;
+			if (i == ARRAY_SIZE(auth_types))
+				return why_f(why, wn, "unknown client_auth_type '%.40s' (NoClientCert, "
+					     "RequestClientCert, RequireAnyClientCert, "
+					     "VerifyClientCertIfGiven, RequireAndVerifyClientCert)", v);
+			wc->client_auth = i;
+		} else if (!strcmp(k, "min_version") || !strcmp(k, "max_version")) {
+			int ver = tls_version(v);
+
+			if (!ver)
+				return why_f(why, wn, "unsupported %s '%.40s' (TLS12 or TLS13)", k, v);
+			*(k[1] == 'i' ? &wc->min_version : &wc->max_version) = ver;
+		} else {
+			return why_f(why, wn, "unsupported key tls_server_config.%.40s", k);
+		}
+	}
+	if (!wc->cert_file || !wc->key_file)
+		return why_f(why, wn, "tls_server_config needs cert_file and key_file");
+	if (wc->client_auth >= WC_VERIFY_IF_GIVEN && !wc->client_ca_file)
+		return why_f(why, wn, "client_auth_type %s needs client_ca_file",
+			     auth_types[wc->client_auth]);
+	return 0;
+}
+
+static int parse_users(yaml_document_t *d, yaml_node_t *m, struct webconfig *wc, char *why,
+		       size_t wn)
+{
+	if (m->type == YAML_SCALAR_NODE && !*scalar(d, m))
+		return 0;	/* "basic_auth_users:" with nothing */
+	if (m->type != YAML_MAPPING_NODE)
+		return why_f(why, wn, "basic_auth_users is not a mapping");
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+		const char *k = scalar(d, yaml_document_get_node(d, p->key));
+		const char *v = scalar(d, yaml_document_get_node(d, p->value));
+		struct wc_user *u;
+
+		if (!k || !v || !*k)
+			return why_f(why, wn, "basic_auth_users: user names and hashes must be scalars");
+		if (strchr(k, ':'))
+			return why_f(why, wn, "user '%.40s': a name with ':' cannot log in", k);
+		/* bcrypt only: $2a$, $2b$ or $2y$, two-digit cost, 53 characters */
+		if (strlen(v) != 60 || strncmp(v, "$2", 2) || !strchr("aby", v[2]) || v[3] != '$')
+			return why_f(why, wn, "user '%.40s': not a bcrypt hash ($2y$..., 60 characters)", k);
+		for (int i = 0; i < wc->nusers; i++) {
+			if (!strcmp(wc->users[i].name, k))
+				return why_f(why, wn, "user '%.40s' given twice", k);
+		}
+		u = realloc(wc->users, (wc->nusers + 1) * sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		wc->users = u;
+		u[wc->nusers] = (struct wc_user){ strdup(k), strdup(v) };
+		if (!u[wc->nusers].name || !u[wc->nusers++].hash)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int webconfig_parse(const char *text, size_t len, const char *dir, struct webconfig *wc,
+		    char *why, size_t wn)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	int err = 0;
+
+	*wc = (struct webconfig){ 0 };
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		err = why_f(why, wn, "line %zu: %s", parser.problem_mark.line + 1,
+			    parser.problem ? parser.problem : "not YAML");
+		yaml_parser_delete(&parser);
+		return err;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root && root->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+		     p < root->data.mapping.pairs.top && !err; p++) {
+			const char *k = scalar(&doc, yaml_document_get_node(&doc, p->key));
+			yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+
+			if (k && !strcmp(k, "tls_server_config") && !wc->tls)
+				err = parse_tls(&doc, v, dir, wc, why, wn);
+			else if (k && !strcmp(k, "basic_auth_users") && !wc->users)
+				err = parse_users(&doc, v, wc, why, wn);
+			else
+				err = why_f(why, wn, "unsupported key '%.40s' (tls_server_config, "
+					    "basic_auth_users)", k ? k : "?");
+		}
+	} else if (root && !(root->type == YAML_SCALAR_NODE && !*scalar(&doc, root))) {
+		err = why_f(why, wn, "not a mapping of tls_server_config and basic_auth_users");
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (err == -ENOMEM)
+		why_f(why, wn, "%s", strerror(ENOMEM));
+	if (err)
+		webconfig_free(wc);
+	return err;
+}
+
+/* OpenSSL's first queued error, as text. */
+static const char *ssl_why(void)
+{
+	static char buf[160];
+	unsigned long e = ERR_get_error();
+
+	ERR_error_string_n(e, buf, sizeof(buf));
+	ERR_clear_error();
+	return e ? buf : "unknown error";
+}
+
+/* RequestClientCert and RequireAnyClientCert take any certificate. */
+static int accept_any(int ok, X509_STORE_CTX *x)
+{
+	return 1;
+}
+
+static int make_tls(const char *path, struct webconfig *wc)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	const char *what = "create the TLS context";
+	int mode = SSL_VERIFY_NONE;
+
+	if (!ctx)
+		goto fail;
+	SSL_CTX_set_min_proto_version(ctx, wc->min_version ? wc->min_version : TLS1_2_VERSION);
+	if (wc->max_version)
+		SSL_CTX_set_max_proto_version(ctx, wc->max_version);
+	what = wc->cert_file;
+	if (SSL_CTX_use_certificate_chain_file(ctx, wc->cert_file) != 1)
+		goto fail;
+	what = wc->key_file;
+	if (SSL_CTX_use_PrivateKey_file(ctx, wc->key_file, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(ctx) != 1)
+		goto fail;
+	what = wc->client_ca_file;
+	if (wc->client_ca_file && SSL_CTX_load_verify_locations(ctx, wc->client_ca_file, NULL) != 1)
+		goto fail;
+	if (wc->client_auth != WC_NO_CLIENT_CERT)
+		mode = SSL_VERIFY_PEER;
+	if (wc->client_auth == WC_REQUIRE_ANY || wc->client_auth == WC_REQUIRE_AND_VERIFY)
+		mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+	SSL_CTX_set_verify(ctx, mode, wc->client_auth < WC_VERIFY_IF_GIVEN ? accept_any : NULL);
+	/* a partial SSL_write() continues from where the socket was full */
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	wc->tls_ctx = ctx;
+	return 0;
+fail:
+	kd_err("bad --web-config %s: failed to load %s: %s", path, what, ssl_why());
+	SSL_CTX_free(ctx);
+	return -EINVAL;
+}
+
+int webconfig_load(const char *path, struct webconfig *wc)
+{
+	char *text = NULL, *copy = strdup(path), why[256];
+	size_t len = 0;
+	int err = copy ? read_input(path, WEBCONFIG_MAX, &text, &len) : -ENOMEM;
+
+	*wc = (struct webconfig){ 0 };
+	if (err) {
+		kd_err("bad --web-config %s: %s", path, read_input_strerror(err, WEBCONFIG_MAX));
+		free(copy);
+		return err;
+	}
+	err = webconfig_parse(text, len, dirname(copy), wc, why, sizeof(why));
+	free(text);
+	free(copy);
+	if (err) {
+		kd_err("bad --web-config %s: %s", path, why);
+		return err;
+	}
+	if (wc->tls) {
+		err = make_tls(path, wc);
+		if (err)
+			webconfig_free(wc);
+	}
+	return err;
+}
+
+void webconfig_free(struct webconfig *wc)
+{
+	for (int i = 0; i < wc->nusers; i++) {
+		free(wc->users[i].name);
+		free(wc->users[i].hash);
+	}
+	free(wc->users);
+	free(wc->cert_file);
+	free(wc->key_file);
+	free(wc->client_ca_file);
+	SSL_CTX_free(wc->tls_ctx);
+	free(wc->good);
+	*wc = (struct webconfig){ 0 };
+}
+
+bool webconfig_auth(struct webconfig *wc, const char *value, size_t len)
+{
+	unsigned char cred[512];
+	struct crypt_data cd;
+	const char *out;
+	const char *hash;
+	char *colon;
+	int n, user = 0;
+	bool ok;
+
+	if (!wc->nusers || len < 6 || strncasecmp(value, "Basic ", 6))
+		return false;
+	value += 6;
+	len -= 6;
+	while (len && *value == ' ')
+		value++, len--;
+	/* a scrape every few seconds need not cost a bcrypt each time: the
+	 * last value accepted is remembered */
+	if (wc->good && strlen(wc->good) == len && !CRYPTO_memcmp(wc->good, value, len))
+		return true;
+	if (!len || len % 4 || len / 4 * 3 >= sizeof(cred))
+		return false;
+	n = EVP_DecodeBlock(cred, (const unsigned char *)value, len);
+	if (n < 0)
+		return false;
+	/* EVP_DecodeBlock counts the padding's zero bytes */
+	for (size_t i = len; i > 0 && value[i - 1] == '='; i--)
+		n--;
+	cred[n] = '\0';
+	colon = memchr(cred, ':', n);
+	if (!colon || memchr(cred, '\0', n))
+		return false;
+	*colon = '\0';
+	while (user < wc->nusers && strcmp(wc->users[user].name, (char *)cred))
+		user++;
+	/* an unknown user costs a bcrypt too: the time tells no names */
+	hash = wc->users[user < wc->nusers ? user : 0].hash;
+	memset(&cd, 0, sizeof(cd));
+	out = crypt_r(colon + 1, hash, &cd);
+	ok = user < wc->nusers && out && strlen(out) == strlen(hash) &&
+	     !CRYPTO_memcmp(out, hash, strlen(out));
+	OPENSSL_cleanse(cred, sizeof(cred));
+	OPENSSL_cleanse(&cd, sizeof(cd));
+	if (ok) {
+		free(wc->good);
+		wc->good = strndup(value, len);
+	}
+	return ok;
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel symbols: the text symbols of /proc/kallsyms in one sorted array,
+ * names pointing into the file contents. */
+#include "syms/ksyms.h"
+#include "syms/symtab.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Symbols beyond the last one of vmlinux or of a module are only trusted
+ * this far; past it the address is more likely in a gap. */
+#define KSYM_TAIL_MAX (64 * 1024)
+
+struct ksym_ent {
+	struct ksym sym;	/* first: ksyms_find() returns &ent->sym */
+	uint32_t idx;		/* line number, for a stable order */
+	uint8_t rank;		/* T=0, W=1, t=2, w=3 */
+	uint8_t underscores;
+};
+
+struct ksyms {
+	struct ksym_ent *ents;
+	size_t nr;
+	char *buf;		/* file contents; names point into it */
+};
+
+static int ksym_rank(char type)
+{
+	switch (type) {
+	case 'T': return 0;
+	case 'W': return 1;
+	case 't': return 2;
+	case 'w': return 3;
+	default: return -1;
+	}
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym_ent *x = a, *y = b;
+
+	if (x->sym.addr != y->sym.addr)
+		return x->sym.addr < y->sym.addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (x->underscores != y->underscores)
+		return x->underscores - y->underscores;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Parse the buffer in place.  Returns 0, -ENOMEM or -EPERM (all
+ * addresses zero: hidden by kptr_restrict). */
+static int ksyms_parse(struct ksyms *ks)
+{
+	size_t cap = 0;
+	uint32_t idx = 0;
+	bool nonzero = false, any = false;
+	char *p = ks->buf;
+
+	while (*p) {
+		char *line = p, *nl = strchrnul(p, '\n');
+		char *name, *end, *mod = NULL;
+		struct ksym_ent *n;
+		uint64_t addr;
+		size_t us;
+		int rank;
+
+		p = *nl ? nl + 1 : nl;
+		*nl = '\0';
+		idx++;
+
+		/* "ffffffff81000000 T _text" or "... t foo\t[mod]" */
+		if (!isxdigit((unsigned char)*line))
+			continue;
+		addr = strtoull(line, &line, 16);
+		if (line[0] != ' ' || !line[1] || line[2] != ' ')
+			continue;
+		any = true;
+		if (addr)
+			nonzero = true;
+		rank = ksym_rank(line[1]);
+		if (rank < 0)
+			continue;
+		name = line + 3;
+		end = name + strcspn(name, " \t");
+		if (end == name)
+			continue;
+		if (*end) {
+			char *q = end + 1, *close;
+
+			*end = '\0';
+			q += strspn(q, " \t");
+			if (*q == '[' && (close = strchr(q, ']'))) {
+				*close = '\0';
+				mod = q + 1;
+			}
+		}
+		/* fewer leading underscores: a more "public" alias */
+		us = strspn(name, "_");
+		n = symtab_reserve(ks->ents, &cap, ks->nr + 1, sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		ks->ents = n;
+		ks->ents[ks->nr++] = (struct ksym_ent){
+			.sym = { .addr = addr, .name = name, .module = mod },
+			.idx = idx,
+			.rank = (uint8_t)rank,
+			.underscores = (uint8_t)(us > 255 ? 255 : us),
+		};
+	}
+	if (any && !nonzero)
+		return -EPERM;
+	if (ks->nr)
+		qsort(ks->ents, ks->nr, sizeof(*ks->ents), ksym_cmp);
+	return 0;
+}
+
+struct ksyms *ksyms_load_file(const char *path)
+{
+	struct ksyms *ks = calloc(1, sizeof(*ks));
+	int err;
+
+	if (!ks) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = read_file(path, &ks->buf, NULL);
+	if (err) {
+		kd_err("failed to read kernel symbols from %s: %s", path,
+		       strerror(-err));
+		goto fail;
+	}
+	err = ksyms_parse(ks);
+	if (err == -EPERM) {
+		kd_err("failed to read kernel symbols from %s: addresses are hidden (kptr_restrict); run as root",
+		       path);
+		goto fail;
+	}
+	if (err) {
+		kd_err("failed to parse kernel symbols from %s: %s", path,
+		       strerror(-err));
+		goto fail;
+	}
+	kd_info("loaded %zu kernel text symbols from %s", ks->nr, path);
+	return ks;
+fail:
+	ksyms_free(ks);
+	errno = -err;
+	return NULL;
+}
+
+struct ksyms *ksyms_load(void)
+{
+	return ksyms_load_file("/proc/kallsyms");
+}
+
+void ksyms_free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->ents);
+	free(ks->buf);
+	free(ks);
+}
+
+size_t ksyms_count(const struct ksyms *ks)
+{
+	return ks ? ks->nr : 0;
+}
+
+const struct ksym *ksyms_at(const struct ksyms *ks, size_t i)
+{
+	return ks && i < ks->nr ? &ks->ents[i].sym : NULL;
+}
+
+static bool same_module(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr)
+{
+	const struct ksym_ent *e;
+	size_t lo, i;
+
+	if (!ks || !ks->nr)
+		return NULL;
+	lo = symtab_upper(ks->ents, ks->nr, sizeof(*ks->ents),
+			  offsetof(struct ksym_ent, sym.addr), addr);
+	if (!lo)
+		return NULL;
+	i = lo - 1;
+	/* the preferred alias sorts first among equal addresses */
+	while (i > 0 && ks->ents[i - 1].sym.addr == ks->ents[i].sym.addr)
+		i--;
+	e = &ks->ents[i];
+	if (addr - e->sym.addr >= KSYM_TAIL_MAX &&
+	    (lo == ks->nr || !same_module(e->sym.module, ks->ents[lo].sym.module)))
+		return NULL;
+	return &e->sym;
+}
+
+const char *ksyms_name_of(const struct ksyms *ks, uint64_t addr)
+{
+	const struct ksym *s = ksyms_find(ks, addr);
+
+	return s ? s->name : NULL;
+}
+
+const struct ksym *ksyms_find_name(const struct ksyms *ks, const char *name)
+{
+	size_t i;
+
+	if (!ks)
+		return NULL;
+	for (i = 0; i < ks->nr; i++)
+		if (!strcmp(ks->ents[i].sym.name, name))
+			return &ks->ents[i].sym;
+	return NULL;
+}

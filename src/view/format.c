@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Formatters of group key values: the names "FIELD:NAME" gives in --by and
+ * recipes.  A key stays a value in the measurement; views call fmt_value()
+ * when they print it. */
+#include "kernel/container.h"
+#include "model/measure.h"
+#include "syms/syms.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const fmt_names[NR_FMTS] = {
+	[FMT_AUTO] = "dec", [FMT_SIGNED] = "signed", [FMT_HEX] = "hex", [FMT_KSYM] = "ksym",
+	[FMT_SYSCALL] = "syscall", [FMT_ERRNO] = "errno", [FMT_DISK] = "disk", [FMT_RW] = "rw",
+	[FMT_IRQ] = "irq", [FMT_SOFTIRQ] = "softirq", [FMT_CONTAINER] = "container",
+	[FMT_POD] = "pod", [FMT_NAMESPACE] = "namespace", [FMT_UNIT] = "unit",
+};
+
+int fmt_parse(const char *name, enum m_fmt *f, const char *what)
+{
+	char list[200] = "";
+
+	for (int i = 0; i < NR_FMTS; i++) {
+		if (!strcmp(name, fmt_names[i])) {
+			*f = i;
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s:%s", i ? ", " : "",
+			 fmt_names[i]);
+	}
+	kd_err("bad %s: unknown formatter ':%s' (expected %s)", what, name, list);
+	return -EINVAL;
+}
+
+const char *fmt_name(enum m_fmt f)
+{
+	return f < NR_FMTS ? fmt_names[f] : "?";
+}
+
+/* Loaded once: key values are formatted long after a command is read. */
+static struct ksyms *kernel_syms(void)
+{
+	static struct ksyms *ks;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		ks = ksyms_load();
+	}
+	return ks;
+}
+
+int fmt_prepare(enum m_fmt f)
+{
+	if (f == FMT_KSYM && !kernel_syms()) {
+		kd_err("failed to read /proc/kallsyms");
+		return -ENOENT;
+	}
+	/* names of cgroups that go before the read are taken when they come */
+	if (f >= FMT_CONTAINER && f <= FMT_UNIT)
+		return cgroups_watch();
+	return 0;
+}
+
+/* rwbs ("WS", "FWFS", "RA", "D"...): the operation, flags aside. */
+static const char *rwbs_op(const char *s)
+{
+	if (s[0] == 'F' && s[1])
+		s++;	/* preflush, then the operation */
+	switch (s[0]) {
+	case 'R': return "read";
+	case 'W': return "write";
+	case 'D': return "discard";
+	case 'E': return "secure-erase";
+	case 'F': return "flush";
+	default: return "other";
+	}
+}
+
+struct m_value fmt_normalize(struct m_value v, enum m_fmt f)
+{
+	const struct ksym *s;
+
+	switch (f) {
+	case FMT_KSYM:
+		/* addresses inside one function are one group; the padding
+		 * before a function (__pfx_NAME) is that function */
+		s = v.type == MV_NUM && kernel_syms() ? ksyms_find(kernel_syms(), v.num) : NULL;
+		if (s && !strncmp(s->name, "__pfx_", 6) && ksyms_find_name(kernel_syms(), s->name + 6))
+			s = ksyms_find_name(kernel_syms(), s->name + 6);
+		if (s)
+			v.num = s->addr;
+		break;
+	case FMT_RW:
+		if (v.type == MV_TEXT) {
+			const char *op = m_intern(rwbs_op(v.text), 16);
+
+			if (op)
+				v.text = op;
+		} else if (v.type == MV_NUM) {
+			v.num = !!v.num;
+		}
+		break;
+	case FMT_ERRNO:
+		if (v.type == MV_NUM && (int64_t)v.num >= 0)
+			v.num = 0;
+		break;
+	case FMT_CONTAINER:
+	case FMT_POD:
+	case FMT_NAMESPACE:
+	case FMT_UNIT:
+		if (v.type == MV_NUM) {
+			const char *label = cgroup_label(v.num, CG_CONTAINER + (f - FMT_CONTAINER));
+
+			if (label)
+				v = mv_text(label);
+		}
+		break;
+	default:
+		break;
+	}
+	return v;
+}
+
+static const char *syscall_name(uint64_t nr, char *buf, size_t len)
+{
+	static const char *const names[] = {
+#include "syscall_names.h"
+	};
+
+	if (nr < ARRAY_SIZE(names) && names[nr])
+		return names[nr];
+	snprintf(buf, len, "syscall_%llu", (unsigned long long)nr);
+	return buf;
+}
+
+static const char *errno_name(int64_t v, char *buf, size_t len)
+{
+	const char *name;
+
+	if (v >= 0)
+		return "ok";
+	name = -v < 4096 ? strerrorname_np(-v) : NULL;
+	if (name)
+		return name;
+	snprintf(buf, len, "%lld", (long long)v);
+	return buf;
+}
+
+/* Kernel dev_t (12-bit major, 20-bit minor) to the disk's name. */
+static const char *disk_name(uint64_t dev, char *buf, size_t len)
+{
+	char path[64], *text = NULL, *name;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%llu:%llu/uevent",
+		 (unsigned long long)dev >> 20, (unsigned long long)dev & 0xfffff);
+	snprintf(buf, len, "%llu:%llu", (unsigned long long)dev >> 20,
+		 (unsigned long long)dev & 0xfffff);
+	if (read_file(path, &text, NULL))
+		return buf;
+	name = strstr(text, "DEVNAME=");
+	if (name) {
+		name += 8;
+		name[strcspn(name, "\n")] = '\0';
+		snprintf(buf, len, "%s", name);
+	}
+	free(text);
+	return buf;
+}
+
+/* "N:action" from /proc/interrupts (the last column names the handler). */
+static const char *irq_name(int64_t irq, char *buf, size_t len)
+{
+	char *text = NULL, *line, *save = NULL;
+
+	snprintf(buf, len, "%lld", (long long)irq);
+	if (read_file("/proc/interrupts", &text, NULL))
+		return buf;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *last;
+
+		if (strtol(line, &end, 10) != irq || *end != ':')
+			continue;
+		str_trim(end + 1);
+		last = strrchr(end + 1, ' ');
+		snprintf(buf, len, "%lld:%s", (long long)irq, last ? last + 1 : end + 1);
+		break;
+	}
+	free(text);
+	return buf;
+}
+
+static const char *softirq_name(uint64_t v, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
+		"HRTIMER", "RCU",
+	};
+
+	if (v < ARRAY_SIZE(names))
+		return names[v];
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static const char *number(uint64_t x, enum m_fmt f, char *buf, size_t len)
+{
+	const char *name;
+
+	switch (f) {
+	case FMT_SIGNED:
+		snprintf(buf, len, "%lld", (long long)x);
+		return buf;
+	case FMT_HEX:
+		snprintf(buf, len, "0x%llx", (unsigned long long)x);
+		return buf;
+	case FMT_KSYM:
+		name = kernel_syms() ? ksyms_name_of(kernel_syms(), x) : NULL;
+		return name ? name : "[unknown]";
+	case FMT_SYSCALL:
+		return syscall_name(x, buf, len);
+	case FMT_ERRNO:
+		return errno_name((int64_t)x, buf, len);
+	case FMT_DISK:
+		return disk_name(x, buf, len);
+	case FMT_RW:
+		return x ? "write" : "read";
+	case FMT_IRQ:
+		return irq_name((int64_t)x, buf, len);
+	case FMT_SOFTIRQ:
+		return softirq_name(x, buf, len);
+	default:
+		/* kernel addresses read best in hex */
+		snprintf(buf, len, x > 0xffff000000000000ULL ? "0x%llx" : "%llu",
+			 (unsigned long long)x);
+		return buf;
+	}
+}
+
+const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t len)
+{
+	switch (v->type) {
+	case MV_NUM:
+		return number(v->num, f, buf, len);
+	case MV_TEXT:
+		return v->text;	/* fmt_normalize named it already */
+	case MV_STACK:
+		return v->stack->label;
+	default:
+		return "?";
+	}
+}
+
+bool fmt_names_value(const struct m_value *v, enum m_fmt f)
+{
+	if (v->type == MV_STACK)
+		return true;
+	return v->type == MV_NUM && f != FMT_AUTO && f != FMT_SIGNED;
+}

@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Views of a measurement: text, JSON, CSV.  Stack views (folded, SVG) are
+ * in stackview.c.  Every view prints the loss counters. */
+#include "view/heatmap.h"
+#include "view/html.h"
+#include "model/measure.h"
+#include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#define JSON_SCHEMA "kdist.measurement/1"
+
+static const struct {
+	const char *name;
+	double div;
+} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+
+int unit_parse(const char *s, double *div)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(s, units[i].name)) {
+			*div = units[i].div;
+			return 0;
+		}
+	}
+	kd_err("bad unit '%s': expected ns, us, ms or s", s);
+	return -EINVAL;
+}
+
+/* The largest unit in which ns is at least 1. */
+const char *unit_auto(double ns)
+{
+	size_t i = ARRAY_SIZE(units) - 1;
+
+	while (i > 0 && ns < units[i].div)
+		i--;
+	return units[i].name;
+}
+
+int output_parse_format(const char *s, enum out_format *f)
+{
+	static const char *const names[] = {
+		[OUT_TEXT] = "text", [OUT_JSON] = "json", [OUT_CSV] = "csv",
+		[OUT_FOLDED] = "folded", [OUT_SVG] = "svg", [OUT_MARKDOWN] = "markdown",
+		[OUT_HTML] = "html",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcmp(s, names[i])) {
+			*f = i;
+			return 0;
+		}
+	}
+	kd_err("bad output format '%s': expected text, json, csv, folded, svg, markdown or html", s);
+	return -EINVAL;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->h.sum < y->h.sum ? 1 : x->h.sum > y->h.sum ? -1 : 0;
+}
+static int by_func_total(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+static int by_count(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->h.count < y->h.count ? 1 : x->h.count > y->h.count ? -1 : by_total(a, b);
+}
+static int by_self(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	return x->self_ns < y->self_ns ? 1 : x->self_ns > y->self_ns ? -1 : by_total(a, b);
+}
+/* qsort has no context: the measurement whose groups sort_groups sorts. */
+static const struct measurement *sorting;
+
+/* Numbers in their order, named values and stacks by what prints. */
+static int by_key(const void *a, const void *b)
+{
+	const struct m_group *x = *(const struct m_group *const *)a;
+	const struct m_group *y = *(const struct m_group *const *)b;
+
+	for (int i = 0; i < sorting->nby; i++) {
+		const struct m_value *u = &x->key[i], *w = &y->key[i];
+		enum m_fmt f = sorting->by_fmt[i];
+		char bu[128], bw[128];
+		int c;
+
+		if (u->type == MV_NUM && w->type == MV_NUM && !fmt_names_value(u, f)) {
+			if (u->num != w->num)
+				return f == FMT_SIGNED ? ((int64_t)u->num < (int64_t)w->num ? -1 : 1) :
+							 (u->num < w->num ? -1 : 1);
+			continue;
+		}
+		c = strcmp(fmt_value(u, f, bu, sizeof(bu)), fmt_value(w, f, bw, sizeof(bw)));
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static const struct m_group **sorted_groups(const struct measurement *m, const char *sort)
+{
+	const struct m_group **v = malloc((m->ngroups + 1) * sizeof(*v));
+	int (*cmp)(const void *, const void *);
+
+	if (!v)
+		return NULL;
+	for (int i = 0; i < m->ngroups; i++)
+		v[i] = &m->groups[i];
+	cmp = m->kind == M_FUNC ? by_func_total : m->counts ? by_count : by_total;
+	if (sort && !strcmp(sort, "count"))
+		cmp = by_count;
+	else if (sort && !strcmp(sort, "self"))
+		cmp = by_self;
+	else if (sort && !strcmp(sort, "key"))
+		cmp = by_key;
+	sorting = m;
+	qsort(v, m->ngroups, sizeof(*v), cmp);
+	return v;
+}
+
+static const char *label(const struct measurement *m, const struct m_group *g, int i, char *buf);
+
+/* With -i, a group keeps the unit of the first interval it had events in,
+ * so that its histograms read alike from interval to interval. */
+static const char *run_unit(const struct measurement *m, const struct m_group *g, const char *u)
+{
+	static struct { char key[256]; const char *unit; } seen[1024];
+	static int nseen;
+	char key[256] = "", buf[128];
+	size_t len = 0;
+
+	for (int i = 0; i < m->nby && len < sizeof(key); i++)
+		len += snprintf(key + len, sizeof(key) - len, "%s\x1f", label(m, g, i, buf));
+	for (int i = 0; i < nseen; i++)
+		if (!strcmp(seen[i].key, key))
+			return seen[i].unit;
+	if (nseen < (int)ARRAY_SIZE(seen)) {
+		snprintf(seen[nseen].key, sizeof(seen[nseen].key), "%s", key);
+		seen[nseen++].unit = u;
+	}
+	return u;
+}
+
+/* Display unit and divisor for a histogram: the option, or the largest
+ * unit in which the median is at least 1 (with -i: in the group's first
+ * interval). */
+static const char *pick_unit(const struct measurement *m, const struct view_opts *v,
+			     const struct m_group *g, const struct hist *h, double *div)
+{
+	const char *u;
+
+	if (m->kind == M_VALUE) {
+		*div = 1;
+		return m->value_unit ? m->value_unit : "";
+	}
+	u = v->unit ? v->unit : unit_auto(hist_quantile(h, 0.5));
+	if (!v->unit && m->interval > 0 && h->count)
+		u = run_unit(m, g, u);
+	unit_parse(u, div);
+	return u;
+}
+
+void fmt_time(char *buf, size_t len, double ns)
+{
+	const char *u = unit_auto(ns);
+	double div = 1;
+
+	unit_parse(u, &div);
+	snprintf(buf, len, "%.4g%s", ns / div, u);
+}
+
+/* 2.1 MiB, 68 KiB, 512 B */
+void fmt_bytes(char *buf, size_t len, double v)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t i = 0;
+
+	while (i + 1 < ARRAY_SIZE(u) && v >= 1024) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i && v < 9.95 ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+static void fmt_val(char *buf, size_t len, const struct measurement *m, double v)
+{
+	if (m->kind == M_VALUE && m->value_unit && !strcmp(m->value_unit, "bytes"))
+		fmt_bytes(buf, len, v);
+	else if (m->kind == M_VALUE)
+		snprintf(buf, len, "%.6g", v);
+	else
+		fmt_time(buf, len, v);
+}
+
+/* "lost: N (a 0, b N)": the counters that mean loss, or (unmatched) those
+ * of events without a partner by nature; the latter line only when the
+ * measurement has such counters. */
+static void write_drops_line(FILE *f, const struct measurement *m, bool unmatched)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->ndrops; i++) {
+		if (m_drop_unmatched(m->drops[i].name) != unmatched)
+			continue;
+		if (!n++)
+			fprintf(f, "%s: %llu (", unmatched ? "unmatched" : "lost",
+				(unsigned long long)(unmatched ? measurement_unmatched(m) :
+							       measurement_lost(m)));
+		fprintf(f, "%s%s %llu", n > 1 ? ", " : "", m->drops[i].name,
+			(unsigned long long)m->drops[i].value);
+	}
+	if (n)
+		fputs(")\n", f);
+	else if (!unmatched)
+		fputs("lost: 0\n", f);
+}
+
+static void write_drops_text(FILE *f, const struct measurement *m)
+{
+	write_drops_line(f, m, false);
+	write_drops_line(f, m, true);
+}
+
+/* kdist's own cost, one line with -v: "cost: 1.5M program runs, 84 ns
+ * each, 0.9% of one CPU over 14 s". */
+static void write_cost_text(FILE *f, const struct measurement *m)
+{
+	const struct m_cost *c = &m->cost;
+	static const char sfx[] = " KMGT";
+	double runs = c->runs;
+	int i = 0;
+
+	if (!c->programs || !kd_verbose_level)
+		return;
+	if (c->err) {
+		fprintf(f, "cost: unknown: the kernel refused BPF run-time statistics (%s)\n",
+			strerror(c->err));
+		return;
+	}
+	while (runs >= 1000 && i < 4) {
+		runs /= 1000;
+		i++;
+	}
+	fprintf(f, "cost: %.*g%.*s program runs", i ? 3 : 20, runs, i ? 1 : 0, &sfx[i]);
+	if (c->runs)
+		fprintf(f, ", %.0f ns each", (double)c->run_ns / c->runs);
+	if (m->duration_s > 0) {
+		double pct = 100.0 * c->run_ns / (m->duration_s * 1e9);
+
+		/* two digits, but never 1e+02 */
+		if (pct >= 10)
+			fprintf(f, ", %.0f%%", pct);
+		else
+			fprintf(f, ", %.2g%%", pct);
+		fprintf(f, " of one CPU over %.3g s", m->duration_s);
+	}
+	fprintf(f, "; maps %.1f MB\n", c->map_bytes / 1048576.0);
+}
+
+static const char *hist_unit_label(const char *unit)
+{
+	static const char *const t[][2] = {
+		{ "ns", "nsecs" }, { "us", "usecs" }, { "ms", "msecs" }, { "s", "secs" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(unit, t[i][0]))
+			return t[i][1];
+	return unit[0] ? unit : "value";
+}
+
+/* The log2 view users know from bcc: one row per power of two. */
+static void write_hist_text(FILE *f, const struct hist *h, const char *unit, double div)
+{
+	hist_u64 b[65], peak = 0;
+	int used = hist_fold_log2(h, div, b), first = 0, w;
+	char top[32];
+
+	for (int j = 0; j < used; j++)
+		if (b[j] > peak)
+			peak = b[j];
+	while (first < used && !b[first])
+		first++;
+	w = snprintf(top, sizeof(top), "%llu", used ? (2ULL << (used - 1)) - 1 : 1ULL);
+	if (w < 10)
+		w = 10;
+	fprintf(f, "%*s%-*s : count     distribution\n", w - 4, "", w + 8,
+		hist_unit_label(unit));
+	for (int j = first; j < used; j++) {
+		unsigned long long lo = j ? 1ULL << j : 0, hi = (2ULL << j) - 1;
+		int stars = peak ? (int)((b[j] * 40 + peak - 1) / peak) : 0;
+
+		fprintf(f, "%*llu -> %-*llu : %-9llu |%-40.*s|\n", w, lo, w, hi,
+			(unsigned long long)b[j], stars,
+			"****************************************");
+	}
+}
+
+int linear_parse(const char *s, struct linear *l)
+{
+	char extra;
+
+	if (sscanf(s, "%lf,%lf,%lf%c", &l->min, &l->max, &l->step, &extra) != 3 || !isfinite(l->max) ||
+	    !(l->step > 0) || !(l->min >= 0) || l->max <= l->min || (l->max - l->min) / l->step > 1000) {
+		kd_err("bad --linear '%s': expected MIN,MAX,STEP with 0 <= MIN < MAX, STEP > 0, "
+		       "at most 1000 buckets", s);
+		l->step = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --linear: rows of equal width, as bpftrace's lhist prints them. */
+static void write_linear_text(FILE *f, const struct hist *h, const struct linear *l,
+			      const char *unit)
+{
+	int n = (int)ceil((l->max - l->min) / l->step);
+	hist_u64 *b = calloc(n, sizeof(*b)), below, above, peak = 0;
+
+	if (!b)
+		return;
+	hist_fold_linear(h, l->min, l->step, n, b, &below, &above);
+	for (int j = 0; j < n; j++)
+		if (b[j] > peak)
+			peak = b[j];
+	fprintf(f, "%25s : count     distribution\n", hist_unit_label(unit));
+	if (below)
+		fprintf(f, "%10s < %-12.6g : %-9llu\n", "", l->min, (unsigned long long)below);
+	for (int j = 0; j < n; j++) {
+		int stars = peak ? (int)((b[j] * 40 + peak - 1) / peak) : 0;
+
+		fprintf(f, "%10.6g -> %-10.6g : %-9llu |%-40.*s|\n", l->min + j * l->step,
+			l->min + (j + 1) * l->step - 1, (unsigned long long)b[j], stars,
+			"****************************************");
+	}
+	if (above)
+		fprintf(f, "%10s >= %-11.6g : %-9llu\n", "", l->min + n * l->step,
+			(unsigned long long)above);
+	free(b);
+}
+
+static void write_stats_text(FILE *f, const struct measurement *m, const struct hist *h)
+{
+	char s[8][32];
+	const double q[] = { 0.5, 0.9, 0.99, 0.999 };
+
+	fmt_val(s[0], 32, m, hist_mean(h));
+	fmt_val(s[1], 32, m, hist_stddev(h));
+	fmt_val(s[2], 32, m, h->min);
+	for (int i = 0; i < 4; i++)
+		fmt_val(s[3 + i], 32, m, hist_quantile(h, q[i]));
+	fmt_val(s[7], 32, m, h->max);
+	fprintf(f, "count %llu  mean %s  stddev %s  min %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n",
+		(unsigned long long)h->count, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+}
+
+/* The histogram of group g, expanded into buf. */
+static const struct hist *group_hist(const struct m_group *g, struct hist *buf)
+{
+	m_hist_get(&g->h, buf);
+	return buf;
+}
+
+/* Key value i of group g as views print it; buf holds 128 bytes. */
+static const char *label(const struct measurement *m, const struct m_group *g, int i, char *buf)
+{
+	return fmt_value(&g->key[i], m->by_fmt[i], buf, 128);
+}
+
+static void write_group_label(FILE *f, const struct measurement *m, const struct m_group *g,
+			      const char *sep)
+{
+	char buf[128];
+
+	for (int i = 0; i < m->nby; i++)
+		fprintf(f, "%s%s = %s", i ? sep : "", m->by[i], label(m, g, i, buf));
+}
+
+static void write_func_table(FILE *f, const struct measurement *m, const struct m_group **v,
+			     int n, const struct view_opts *vo)
+{
+	char t[6][32], buf[128];
+
+	fprintf(f, "%-40s %10s %12s %12s %10s %10s %10s %10s", "FUNCTION", "CALLS", "TOTAL",
+		"SELF", "AVG", "MIN", "P50", "P99");
+	/* --by keys after the function: a column each, headed by its name */
+	for (int j = 1; j < m->nby; j++)
+		fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", m->by[j]);
+	fputc('\n', f);
+	for (int i = 0; i < n; i++) {
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
+
+		fmt_time(t[0], 32, v[i]->total_ns);
+		fmt_time(t[1], 32, v[i]->self_ns);
+		fmt_time(t[2], 32, hist_mean(h));
+		fmt_time(t[3], 32, h->min);
+		fmt_time(t[4], 32, hist_quantile(h, 0.5));
+		fmt_time(t[5], 32, hist_quantile(h, 0.99));
+		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", label(m, v[i], 0, buf),
+			(unsigned long long)h->count, t[0], t[1], t[2], t[3], t[4], t[5]);
+		for (int j = 1; j < m->nby; j++)
+			fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", label(m, v[i], j, buf));
+		fputc('\n', f);
+	}
+	if (vo->hist) {
+		for (int i = 0; i < n; i++) {
+			struct hist hb;
+			const struct hist *h = group_hist(v[i], &hb);
+			double div;
+			const char *u = pick_unit(m, vo, v[i], h, &div);
+
+			fprintf(f, "\n%s\n", label(m, v[i], 0, buf));
+			write_hist_text(f, h, u, div);
+		}
+	}
+}
+
+/* Counts per group, largest first: there is no value to draw. */
+static void write_counts(FILE *f, const struct measurement *m, const struct m_group **v, int n)
+{
+	char buf[512];
+
+	for (int i = 0; i < n; i++) {
+		FILE *l = fmemopen(buf, sizeof(buf), "w");
+
+		if (!l)
+			return;
+		write_group_label(l, m, v[i], ", ");
+		fclose(l);
+		fprintf(f, "%s%s%*llu\n", buf, m->nby ? "  " : "count ",
+			m->nby && strlen(buf) < 40 ? 40 - (int)strlen(buf) : 0,
+			(unsigned long long)v[i]->h.count);
+	}
+}
+
+int stackview_write_top(FILE *f, const struct measurement *m, const struct view_opts *v, int n);
+
+/* --heatmap: the group's intervals so far, for the first groups shown. */
+static void write_heatmap(FILE *f, const struct measurement *m, struct view_opts *vo,
+			  const struct m_group *g, const struct hist *h, int i)
+{
+	char label[512] = "all";
+
+	if (!vo->heatmap || !m->interval || i >= HEAT_MAX_GROUPS)
+		return;
+	if (g && m->nby) {
+		FILE *l = fmemopen(label, sizeof(label), "w");
+
+		if (!l)
+			return;
+		write_group_label(l, m, g, ", ");
+		fclose(l);
+	}
+	if (heat_add(&vo->heat, label, m->interval, h)) {
+		kd_err("failed to keep the heatmap: %s", strerror(ENOMEM));
+		return;
+	}
+	if (g && m->kind == M_FUNC)
+		fprintf(f, "\n%s\n", label);
+	heat_write(f, vo->heat, label, m->kind == M_VALUE && m->value_unit ? m->value_unit : "ns");
+}
+
+static void write_text(FILE *f, const struct measurement *m, struct view_opts *vo,
+		       const struct m_group **v, int n)
+{
+	char dur[32];
+
+	/* a short run in ms: "0.00 s" says nothing */
+	if (m->duration_s < 1)
+		snprintf(dur, sizeof(dur), "%.0f ms", m->duration_s * 1e3);
+	else
+		snprintf(dur, sizeof(dur), "%.2f s", m->duration_s);
+	if (m->interval)
+		fprintf(f, "\n[interval %d, %s] %s\n", m->interval, dur, m->title);
+	else
+		fprintf(f, "\n%s, %s\n", m->title, dur);
+	if (!m->ngroups)
+		fprintf(f, "no events\n");
+	if (m->stacks && !vo->hist) {
+		/* the heaviest stacks; --hist gives a histogram per stack */
+		n = m->ngroups;
+		stackview_write_top(f, m, vo, vo->top ? vo->top : 10);
+		if (vo->heatmap) {
+			struct hist all = { 0 }, hb;
+
+			for (int i = 0; i < m->ngroups; i++)
+				hist_merge(&all, group_hist(&m->groups[i], &hb));
+			write_heatmap(f, m, vo, NULL, &all, 0);
+		}
+	} else if (m->counts) {
+		write_counts(f, m, v, n);
+	} else if (m->kind == M_FUNC) {
+		write_func_table(f, m, v, n, vo);
+		for (int i = 0; i < n; i++) {
+			struct hist hb;
+
+			write_heatmap(f, m, vo, v[i], group_hist(v[i], &hb), i);
+		}
+	} else {
+		for (int i = 0; i < n; i++) {
+			struct hist hb;
+			const struct hist *h = group_hist(v[i], &hb);
+			double div;
+			const char *unit = pick_unit(m, vo, v[i], h, &div);
+
+			if (m->nby) {
+				fputc('\n', f);
+				write_group_label(f, m, v[i], ", ");
+				fputc('\n', f);
+			}
+			if (m->kind == M_VALUE && vo->linear.step)
+				write_linear_text(f, h, &vo->linear, unit);
+			else
+				write_hist_text(f, h, unit, div);
+			write_stats_text(f, m, h);
+			write_heatmap(f, m, vo, v[i], h, i);
+		}
+	}
+	if (n < m->ngroups)
+		fprintf(f, "(%d more groups not shown)\n", m->ngroups - n);
+	write_drops_text(f, m);
+	write_cost_text(f, m);
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double x)
+{
+	if (isfinite(x) && x == floor(x) && fabs(x) < 9e15)
+		fprintf(f, "%.0f", x);
+	else if (isfinite(x))
+		fprintf(f, "%.3f", x);
+	else
+		fputs("null", f);
+}
+
+/* "values": the keys whose label names a value (a symbol, a syscall, a
+ * disk) or a stack, as values: numbers, and stacks as frames. */
+static void write_json_values(FILE *f, const struct measurement *m, const struct m_group *g)
+{
+	int n = 0;
+
+	for (int j = 0; j < m->nby; j++) {
+		const struct m_value *k = &g->key[j];
+
+		if (!fmt_names_value(k, m->by_fmt[j]))
+			continue;
+		fputs(n++ ? "," : ",\"values\":{", f);
+		json_str(f, m->by[j]);
+		fputc(':', f);
+		if (k->type == MV_NUM) {
+			fprintf(f, m->by_fmt[j] == FMT_ERRNO ? "%lld" : "%llu",
+				(unsigned long long)k->num);
+			continue;
+		}
+		fputc('[', f);
+		for (unsigned int i = 0; i < k->stack->nframes; i++) {
+			const struct m_frame *fr = &k->stack->frames[i];
+
+			fputs(i ? ",{\"name\":" : "{\"name\":", f);
+			json_str(f, fr->name);
+			if (fr->module) {
+				fputs(",\"module\":", f);
+				json_str(f, fr->module);
+			}
+			fprintf(f, ",\"addr\":%llu,\"offset\":%llu}", (unsigned long long)fr->addr,
+				(unsigned long long)fr->offset);
+		}
+		fputc(']', f);
+	}
+	if (n)
+		fputc('}', f);
+}
+
+/* Always there for a measurement of BPF programs; null, never 0, where the
+ * kernel refused the statistics. */
+static void write_cost_json(FILE *f, const struct measurement *m)
+{
+	const struct m_cost *c = &m->cost;
+
+	if (!c->programs)
+		return;
+	fprintf(f, ",\"cost\":{\"programs\":%d,\"map_bytes\":%llu,", c->programs,
+		(unsigned long long)c->map_bytes);
+	if (c->err) {
+		fputs("\"runs\":null,\"run_ns\":null,\"ns_per_run\":null,\"cpu_share\":null,"
+		      "\"unknown\":", f);
+		json_str(f, strerror(c->err));
+		fputc('}', f);
+		return;
+	}
+	fprintf(f, "\"runs\":%llu,\"run_ns\":%llu,\"ns_per_run\":", (unsigned long long)c->runs,
+		(unsigned long long)c->run_ns);
+	if (c->runs)
+		json_num(f, (double)c->run_ns / c->runs);
+	else
+		fputs("null", f);
+	fputs(",\"cpu_share\":", f);
+	if (m->duration_s > 0)
+		json_num(f, c->run_ns / (m->duration_s * 1e9));
+	else
+		fputs("null", f);
+	fputs(",\"sampled\":", f);
+	json_num(f, c->sampled);
+	fputc('}', f);
+}
+
+static void write_json(FILE *f, const struct measurement *m, const struct m_group **v, int n,
+		       const char *cmdline)
+{
+	struct utsname u;
+	static const char *const kinds[] = { "latency", "value", "func" };
+	static const struct { const char *name; double q; } qs[] = {
+		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 },
+	};
+
+	uname(&u);
+	fprintf(f, "{\"schema\":\"%s\",\"command\":", JSON_SCHEMA);
+	json_str(f, m->command);
+	if (cmdline) {
+		fputs(",\"cmdline\":", f);
+		json_str(f, cmdline);
+	}
+	fprintf(f, ",\"kind\":\"%s\",\"unit\":", kinds[m->kind]);
+	json_str(f, m->kind == M_VALUE ? m->value_unit : "ns");
+	fputs(",\"title\":", f);
+	json_str(f, m->title);
+	fputs(",\"kernel\":", f);
+	json_str(f, u.release);
+	fprintf(f, ",\"start_unix\":%.3f,\"duration_s\":%.6f,\"interval\":%d,\"events\":[",
+		m->start_unix, m->duration_s, m->interval);
+	for (int i = 0; i < m->nevents; i++) {
+		fprintf(f, "%s{\"role\":", i ? "," : "");
+		json_str(f, m->events[i].role);
+		fputs(",\"spec\":", f);
+		json_str(f, m->events[i].spec);
+		fputs(",\"attach\":", f);
+		json_str(f, m->events[i].attach);
+		fputc('}', f);
+	}
+	fputs("],\"key\":", f);
+	json_str(f, m->key);
+	fputs(",\"by\":[", f);
+	for (int i = 0; i < m->nby; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, m->by[i]);
+	}
+	fputs("],\"groups\":[", f);
+	for (int i = 0; i < n; i++) {
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
+		bool first = true;
+
+		fprintf(f, "%s{\"by\":{", i ? "," : "");
+		for (int j = 0; j < m->nby; j++) {
+			char buf[128];
+
+			fputs(j ? "," : "", f);
+			json_str(f, m->by[j]);
+			fputc(':', f);
+			json_str(f, label(m, v[i], j, buf));
+		}
+		fputc('}', f);
+		write_json_values(f, m, v[i]);
+		fprintf(f, ",\"count\":%llu,\"sum\":%llu", (unsigned long long)h->count,
+			(unsigned long long)h->sum);
+		if (m->kind == M_FUNC)
+			fprintf(f, ",\"self\":%llu,\"total\":%llu", (unsigned long long)v[i]->self_ns,
+				(unsigned long long)v[i]->total_ns);
+		fputs(",\"mean\":", f);
+		json_num(f, hist_mean(h));
+		fputs(",\"stddev\":", f);
+		json_num(f, hist_stddev(h));
+		fprintf(f, ",\"min\":%llu,\"max\":%llu", (unsigned long long)h->min,
+			(unsigned long long)h->max);
+		for (size_t j = 0; j < ARRAY_SIZE(qs); j++) {
+			fprintf(f, ",\"%s\":", qs[j].name);
+			json_num(f, hist_quantile(h, qs[j].q));
+		}
+		fputs(",\"buckets\":[", f);
+		for (int b = 0; b < HIST_BUCKETS; b++) {
+			if (!h->slots[b])
+				continue;
+			fprintf(f, "%s[%llu,%llu,%llu]", first ? "" : ",",
+				(unsigned long long)hist_bucket_low(b),
+				(unsigned long long)hist_bucket_high(b),
+				(unsigned long long)h->slots[b]);
+			first = false;
+		}
+		fputs("]}", f);
+	}
+	if (m->kind == M_FUNC) {
+		fprintf(f, "],\"functions\":{\"attached\":%d,\"skipped\":%d,\"attach_ms\":",
+			m->funcs_attached, m->funcs_skipped);
+		json_num(f, m->attach_ms);
+		fputc('}', f);
+	} else {
+		fputc(']', f);
+	}
+	fprintf(f, ",\"groups_total\":%d,\"lost\":%llu,\"drops\":{", m->ngroups,
+		(unsigned long long)measurement_lost(m));
+	for (int i = 0; i < m->ndrops; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", m->drops[i].name,
+			(unsigned long long)m->drops[i].value);
+	fputs("},\"unmatched\":{", f);
+	for (int i = 0, n = 0; i < m->ndrops; i++)
+		if (m_drop_unmatched(m->drops[i].name))
+			fprintf(f, "%s\"%s\":%llu", n++ ? "," : "", m->drops[i].name,
+				(unsigned long long)m->drops[i].value);
+	fputc('}', f);
+	write_cost_json(f, m);
+	if (m->cgroup_names.on)
+		fprintf(f, ",\"cgroup_names\":{\"lookups\":%llu,\"misses\":%llu,\"unknown\":%llu,"
+			"\"cached\":%llu,\"evicted\":%llu}",
+			(unsigned long long)m->cgroup_names.lookups,
+			(unsigned long long)m->cgroup_names.misses,
+			(unsigned long long)m->cgroup_names.unknown,
+			(unsigned long long)m->cgroup_names.cached,
+			(unsigned long long)m->cgroup_names.evicted);
+	fputs("}\n", f);
+}
+
+/* A cell a spreadsheet would run as a formula (= + - @, or a tab or CR
+ * first, as OWASP lists them), unless it is a plain number. */
+static bool csv_formula(const char *s)
+{
+	char *end;
+
+	if (!s || !strchr("=+-@\t\r", s[0]) || !s[0])
+		return false;
+	strtod(s, &end);
+	return end == s || *end;
+}
+
+void csv_field(FILE *f, const char *s)
+{
+	bool formula = csv_formula(s);
+
+	/* quoted with a single quote first: the cell shows the text */
+	if (s && (formula || strpbrk(s, ",\"\n\r"))) {
+		fputs(formula ? "\"'" : "\"", f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s ? s : "", f);
+	}
+}
+
+static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo,
+		      const struct m_group **v, int n)
+{
+	char buf[128];
+
+	if (m->kind == M_FUNC) {
+		/* the columns function-trace post-processing gives */
+		if (!vo->header_done)
+			fputs("function,calls,total_us,self_us,avg_us\n", f);
+		vo->header_done = true;
+		for (int i = 0; i < n; i++) {
+			struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
+
+			csv_field(f, label(m, v[i], 0, buf));
+			fprintf(f, ",%llu,%.3f,%.3f,%.3f\n", (unsigned long long)h->count,
+				v[i]->total_ns / 1e3, v[i]->self_ns / 1e3, hist_mean(h) / 1e3);
+		}
+		return;
+	}
+	if (!vo->header_done) {
+		fputs("interval", f);
+		for (int i = 0; i < m->nby; i++) {
+			fputc(',', f);
+			csv_field(f, m->by[i]);
+		}
+		/* counts have no values to sum or summarize */
+		fputs(m->counts ? ",count\n" : ",unit,count,sum,mean,stddev,min,p50,p90,p99,p999,max\n",
+		      f);
+		vo->header_done = true;
+	}
+	for (int i = 0; i < n; i++) {
+		struct hist hb;
+		const struct hist *h = group_hist(v[i], &hb);
+
+		fprintf(f, "%d", m->interval);
+		for (int j = 0; j < m->nby; j++) {
+			fputc(',', f);
+			csv_field(f, label(m, v[i], j, buf));
+		}
+		if (m->counts) {
+			fprintf(f, ",%llu\n", (unsigned long long)h->count);
+			continue;
+		}
+		fprintf(f, ",%s,%llu,%llu,%.1f,%.1f,%llu,%.1f,%.1f,%.1f,%.1f,%llu\n",
+			m->kind == M_VALUE ? m->value_unit : "ns", (unsigned long long)h->count,
+			(unsigned long long)h->sum, hist_mean(h), hist_stddev(h),
+			(unsigned long long)h->min, hist_quantile(h, 0.5), hist_quantile(h, 0.9),
+			hist_quantile(h, 0.99), hist_quantile(h, 0.999), (unsigned long long)h->max);
+	}
+	/* rows are groups: the run-wide counters once per measurement, on
+	 * stderr, when there was a loss */
+	if (measurement_lost(m)) {
+		fputs("kdist: ", stderr);
+		write_drops_line(stderr, m, false);
+	}
+}
+
+int stackview_write(FILE *f, const struct measurement *m, const struct view_opts *v);
+
+int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
+{
+	const struct m_group **g;
+	int n, err = 0;
+
+	if (v->format == OUT_FOLDED || v->format == OUT_SVG)
+		return stackview_write(f, m, v);
+	g = sorted_groups(m, v->sort);
+	if (!g)
+		return -ENOMEM;
+	n = v->top && v->top < m->ngroups ? v->top : m->ngroups;
+	switch (v->format) {
+	case OUT_TEXT:
+		write_text(f, m, v, g, n);
+		break;
+	case OUT_JSON:
+		write_json(f, m, g, n, v->cmdline);
+		break;
+	case OUT_HTML:
+		/* the page is written at the end, of every interval's JSON */
+		if (!v->docs)
+			v->docs = open_memstream(&v->docs_buf, &v->docs_len);
+		if (!v->docs) {
+			err = -ENOMEM;
+			break;
+		}
+		write_json(v->docs, m, g, n, v->cmdline);
+		free(g);
+		return ferror(v->docs) ? -ENOMEM : 0;
+	case OUT_CSV:
+		write_csv(f, m, v, g, n);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	free(g);
+	/* a failed write leaves its cause (ENOSPC, EDQUOT...) in errno */
+	return fflush(f) || ferror(f) ? (errno ? -errno : -EIO) : err;
+}
+
+int measurement_write_end(FILE *f, struct view_opts *v)
+{
+	int err = 0;
+
+	heat_free(v->heat);
+	v->heat = NULL;
+	if (!v->docs)
+		return 0;
+	if (fclose(v->docs))
+		err = -ENOMEM;
+	v->docs = NULL;
+	if (!err)
+		err = html_write(f, "the measurement", v->docs_buf, v->docs_len);
+	free(v->docs_buf);
+	v->docs_buf = NULL;
+	return err;
+}

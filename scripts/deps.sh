@@ -13,7 +13,7 @@ set -e
 build="make gcc clang libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev libcrypt-dev bpftool"
 check="llvm libclang-rt-14-dev bpftrace libbpf-tools qemu-system-x86 busybox-static
        libxml2-utils python3 chromium groff-base man-db strace prometheus time linux-perf openssl
-       podman runc"
+       podman runc python3-protobuf"
 # busybox-static is Multi-Arch "foreign": its arm64 build would replace the
 # x86 one the x86 VM tier boots with, so tests/vm/run-in-vm fetches it with
 # `apt-get download` into its cache instead of installing it.
@@ -29,6 +29,11 @@ esac
 if [ "$2" = --list ]; then
 	printf '%s\n' $pkgs
 	exit 0
+fi
+# Debian 13's prometheus and OTLP classes, unpacked beside the system's
+if [ "${1:-all}" = all ] && [ "$(id -u)" = 0 ]; then
+	"$(dirname "$0")/trixie.sh" >/dev/null ||
+		echo "kdist: scripts/trixie.sh failed: the native histogram tests will skip" >&2
 fi
 missing=""
 for p in $pkgs; do

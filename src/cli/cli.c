@@ -123,6 +123,8 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_RETIRE_AFTER] = { "retire-after", 0, "SECONDS", "forget a label set after SECONDS without events, or once its process is gone (default 600)" },
 	[O_USER] = { "user", 0, "USER", "serve HTTP from a process of USER's without capabilities; loading stays with this one" },
 	[O_WEB_CONFIG] = { "web-config", 0, "FILE", "TLS and basic auth, in the Prometheus exporters' web configuration format; SIGHUP re-reads it", "@file" },
+	[O_OTLP] = { "otlp", 0, "URL", "also push the measurements to an OpenTelemetry receiver, OTLP/HTTP protobuf (http://HOST:PORT/PATH)" },
+	[O_OTLP_INTERVAL] = { "otlp-interval", 0, "SECONDS", "push to --otlp every SECONDS (default 10)" },
 	[O_ALLOW_HOST] = { "allow-host", 0, "NAMES", "without authentication, also answer requests for these host names (comma-separated)" },
 	[O_BTF] = { "btf", 0, "FILE", "the kernel's types from FILE, for a kernel without /sys/kernel/btf/vmlinux", "@file" },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
@@ -247,6 +249,7 @@ static const struct num_bound {
 	[O_ALPHA] = { 1e-12, 0.999 },
 	[O_MIN_CHANGE] = { 0, 1e6 },
 	[O_RETIRE_AFTER] = { 1, MAX_SECONDS },
+	[O_OTLP_INTERVAL] = { 0.1, MAX_SECONDS },
 };
 
 /* -F: at most what the kernel lets a perf event sample. */
@@ -538,6 +541,8 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_USER: o->user = arg; break;
 	case O_WEB_CONFIG: o->web_config = arg; break;
 	case O_BTF: kd_btf_file = arg; break;
+	case O_OTLP: o->otlp = arg; break;
+	case O_OTLP_INTERVAL: o->otlp_interval = d; break;
 	case O_VERBOSE: kd_verbose_level++; break;
 	case O_HELP:
 		/* a configuration line must not end the server that reloads it */

@@ -74,8 +74,10 @@ static int parse_term(struct cond_term *t)
 	size_t i;
 	int err;
 
-	while (isalnum((unsigned char)*s) || *s == '_')
-		s++;
+	/* a name, or a path through the kernel's types (a->b.c[2]) */
+	while (isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '[' || *s == ']' ||
+	       (*s == '-' && s[1] == '>'))
+		s += *s == '-' ? 2 : 1;
 	if (s == f || isdigit((unsigned char)*f) || (size_t)(s - f) >= sizeof(t->field))
 		goto bad;
 	snprintf(t->field, sizeof(t->field), "%.*s", (int)(s - f), f);

@@ -167,7 +167,8 @@ int key_spec_parse(const char *s, struct key_spec *k)
 			snprintf(k->end[i], 64, "%s", names[i]);
 		}
 		snprintf(k->start[i], 64, "%s", names[i]);
-		if (!is_ident(k->start[i], "") || !is_ident(k->end[i], "")) {
+		/* a path through the kernel's types: NAME->member.member[i] */
+		if (!is_ident(k->start[i], "->.[]") || !is_ident(k->end[i], "->.[]")) {
 			kd_err("bad --key '%s': expected FIELD or START_FIELD=END_FIELD", s);
 			return -EINVAL;
 		}

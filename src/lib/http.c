@@ -241,13 +241,70 @@ static const char *header(const char *req, const char *name, size_t *len)
 	return NULL;
 }
 
-/* Whether the header lines in req accept OpenMetrics. */
-static bool wants_openmetrics(const char *req)
+const char *const http_types[NR_HTTP_FORMATS] = {
+	[HTTP_TEXT] = HTTP_TYPE_PROM,
+	[HTTP_OPENMETRICS] = HTTP_TYPE_OPENMETRICS,
+	[HTTP_PROTOBUF] = HTTP_TYPE_PROTOBUF,
+};
+
+/* Whether the parameters of a media range (p, n bytes, after its first
+ * ';') hold name=value, blanks around ';' ignored. */
+static bool has_param(const char *p, size_t n, const char *nv)
+{
+	size_t l = strlen(nv);
+
+	for (size_t i = 0; i + l <= n; i++) {
+		if (strncasecmp(p + i, nv, l) || (i && p[i - 1] != ';' && p[i - 1] != ' '))
+			continue;
+		if (i + l == n || p[i + l] == ';' || p[i + l] == ' ')
+			return true;
+	}
+	return false;
+}
+
+enum http_format http_negotiate(const char *accept, size_t len)
+{
+	enum http_format best = HTTP_TEXT;
+	double best_q = -1;
+	const char *p = accept, *end = accept + len;
+
+	while (p < end) {
+		const char *comma = memchr(p, ',', end - p), *e = comma ? comma : end;
+		const char *semi = memchr(p, ';', e - p), *q;
+		size_t tl;
+		double qv = 1;
+		int f = -1;
+
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		tl = (semi ? semi : e) - p;
+		while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\t'))
+			tl--;
+		if (semi && (q = memmem(semi, e - semi, "q=", 2)) && (q[-1] == ';' || q[-1] == ' '))
+			qv = strtod(q + 2, NULL);
+		if (tl == 28 && !strncasecmp(p, "application/openmetrics-text", 28))
+			f = HTTP_OPENMETRICS;
+		else if (tl == 31 && !strncasecmp(p, "application/vnd.google.protobuf", 31) && semi &&
+			 has_param(semi + 1, e - semi - 1, "proto=io.prometheus.client.MetricFamily") &&
+			 has_param(semi + 1, e - semi - 1, "encoding=delimited"))
+			f = HTTP_PROTOBUF;
+		else if ((tl == 10 && !strncasecmp(p, "text/plain", 10)) || (tl == 3 && !strncmp(p, "*/*", 3)))
+			f = HTTP_TEXT;
+		if (f >= 0 && qv > 0 && qv > best_q) {
+			best = f;
+			best_q = qv;
+		}
+		p = e + 1;
+	}
+	return best;
+}
+
+static enum http_format wanted_format(const char *req)
 {
 	size_t n;
 	const char *v = header(req, "accept:", &n);
 
-	return v && memmem(v, n, "application/openmetrics-text", 28);
+	return v ? http_negotiate(v, n) : HTTP_TEXT;
 }
 
 /* Whether name (len bytes) is one of the comma-separated list's. */
@@ -342,7 +399,7 @@ static void handle_request(struct http_server *h, struct http_conn *c)
 	plen = (q ? q : sp2) - sp1 - 1;
 	h->requests++;
 	if (plen == 8 && !strncmp(sp1 + 1, "/metrics", 8)) {
-		struct http_body *b = h->metrics(h->ctx, wants_openmetrics(c->req));
+		struct http_body *b = h->metrics(h->ctx, wanted_format(c->req));
 
 		respond(c, b ? 200 : 500, b, false);
 	} else if (plen == 1) {

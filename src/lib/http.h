@@ -31,9 +31,19 @@
 #define HTTP_HEADER_TIMEOUT_MS 3000
 #define HTTP_TIMEOUT_MS 10000
 
-/* The exposition formats' Content-Types. */
+/* The exposition formats, as the Accept header chooses them (in the order
+ * of enum prom_format), and their Content-Types. */
+enum http_format { HTTP_TEXT, HTTP_OPENMETRICS, HTTP_PROTOBUF, NR_HTTP_FORMATS };
 #define HTTP_TYPE_PROM "text/plain; version=0.0.4; charset=utf-8"
 #define HTTP_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define HTTP_TYPE_PROTOBUF \
+	"application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"
+extern const char *const http_types[NR_HTTP_FORMATS];
+
+/* The format an Accept header's value (len bytes) asks for: the supported
+ * media type with the highest q (the first of equals), HTTP_TEXT when none
+ * is. */
+enum http_format http_negotiate(const char *accept, size_t len);
 
 /* A response body shared by the connections sending it. */
 struct http_body {
@@ -53,8 +63,8 @@ struct http_server {
 	int fd;
 	char addr[64];			/* "ADDR:PORT" as bound */
 	/* GET /metrics: a body (a reference for the server to put), or NULL
-	 * for a 500.  openmetrics: the client accepts OpenMetrics. */
-	struct http_body *(*metrics)(void *ctx, bool openmetrics);
+	 * for a 500, in the format the client asked for. */
+	struct http_body *(*metrics)(void *ctx, enum http_format format);
 	const char *index;		/* GET / (text/html) */
 	void *ctx;
 	/* Host: names accepted besides IP literals, localhost and this

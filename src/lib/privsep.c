@@ -25,7 +25,7 @@
 /* What the child sends for each /metrics: the format and its counts. */
 struct ps_request {
 	uint64_t requests, rejected;
-	uint32_t openmetrics;
+	uint32_t format;		/* enum http_format */
 };
 
 /* ... and what the parent answers before the body: its length, or
@@ -71,7 +71,7 @@ static int full_io(int fd, void *buf, size_t len, bool out)
 }
 
 int privsep_answer(int chan, struct http_server *counts,
-		   struct http_body *(*metrics)(void *ctx, bool openmetrics), void *ctx)
+		   struct http_body *(*metrics)(void *ctx, enum http_format format), void *ctx)
 {
 	struct ps_request rq;
 	struct http_body *b;
@@ -82,7 +82,7 @@ int privsep_answer(int chan, struct http_server *counts,
 		return -EPIPE;
 	counts->requests = rq.requests;
 	counts->rejected = rq.rejected;
-	b = metrics(ctx, rq.openmetrics);
+	b = metrics(ctx, rq.format < NR_HTTP_FORMATS ? rq.format : HTTP_TEXT);
 	len = b ? b->len : PS_FAILED;
 	err = full_io(chan, &len, sizeof(len), true);
 	if (!err && b)
@@ -97,11 +97,11 @@ struct remote {
 	struct http_server *h;
 };
 
-static struct http_body *remote_metrics(void *ctx, bool om)
+static struct http_body *remote_metrics(void *ctx, enum http_format format)
 {
 	struct remote *r = ctx;
 	struct ps_request rq = { .requests = r->h->requests, .rejected = r->h->rejected,
-				 .openmetrics = om };
+				 .format = format };
 	uint64_t len;
 	char *data;
 
@@ -113,7 +113,7 @@ static struct http_body *remote_metrics(void *ctx, bool om)
 		return NULL;
 	if (full_io(r->chan, data, len, false))
 		_exit(1);
-	return http_body_new(data, len, om ? HTTP_TYPE_OPENMETRICS : HTTP_TYPE_PROM);
+	return http_body_new(data, len, http_types[format]);
 }
 
 /* Close every descriptor but keep[0..n) (sorted), stdin/out/err kept. */

@@ -33,9 +33,9 @@ int privsep_user(const char *name, struct privsep_user *u);
 int privsep_fork(struct http_server *h, const struct privsep_user *u, int *chan, pid_t *pid);
 
 /* In the parent, when chan is readable: answer the child's one request
- * with metrics(ctx, openmetrics), after copying its HTTP counts into
+ * with metrics(ctx, format), after copying its HTTP counts into
  * counts.  0, or -EPIPE once the child is gone. */
 int privsep_answer(int chan, struct http_server *counts,
-		   struct http_body *(*metrics)(void *ctx, bool openmetrics), void *ctx);
+		   struct http_body *(*metrics)(void *ctx, enum http_format format), void *ctx);
 
 #endif

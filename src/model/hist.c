@@ -99,6 +99,11 @@ double hist_stddev(const struct hist *h)
 	return var > 0 ? sqrtl(var) : 0.0;
 }
 
+const struct hist_shown hist_shown[HIST_NQUANTILES] = {
+	{ 0.5, "p50", "p50" }, { 0.9, "p90", "p90" }, { 0.99, "p99", "p99" },
+	{ 0.999, "p99.9", "p999" },
+};
+
 double hist_quantile(const struct hist *h, double q)
 {
 	hist_u64 rank, seen = 0;

@@ -141,6 +141,10 @@ double hist_stddev(const struct hist *h);
  * within its bucket narrowed to [min, max] (exact below HIST_SUB).  0 when
  * empty. */
 double hist_quantile(const struct hist *h, double q);
+/* The quantiles every view shows, in order, with the names they print
+ * them by: text and markdown "p99.9", JSON keys and CSV columns "p999". */
+#define HIST_NQUANTILES 4
+extern const struct hist_shown { double q; const char *text, *key; } hist_shown[HIST_NQUANTILES];
 
 /* Fold into log2 rows of value/divisor: out[j] counts values in
  * [2^j, 2^(j+1)) of the display unit, out[0] holds [0, 2), so a row holds

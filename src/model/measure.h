@@ -57,6 +57,9 @@ enum m_fmt {
 	FMT_POD,	/* (container.h), a text: cgroups alike are one group */
 	FMT_NAMESPACE,
 	FMT_UNIT,
+	FMT_REQOP,	/* a block request's cmd_flags: its operation, named as rw */
+	FMT_BE16,	/* a 16- or 32-bit number in network byte order */
+	FMT_BE32,
 	NR_FMTS,
 };
 

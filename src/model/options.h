@@ -77,6 +77,8 @@ struct options {
 	bool served;
 	double retire_after;
 	const char *allow_hosts, *user, *web_config;
+	const char *otlp;	/* --otlp URL, pushed every otlp_interval s */
+	double otlp_interval;
 	/* the command line's parser, for serve's measurements (command.h) */
 	const struct command_line *cl;
 	/* views */
@@ -95,7 +97,7 @@ enum opt_id {
 	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_FIELDS, O_MAX_RATE,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS, O_RETIRE_AFTER,
-	O_ALLOW_HOST, O_USER, O_WEB_CONFIG,
+	O_ALLOW_HOST, O_USER, O_WEB_CONFIG, O_OTLP, O_OTLP_INTERVAL,
 	O_BTF, O_VERBOSE, O_HELP,
 	NR_OPTS
 };

@@ -3,10 +3,12 @@
  * recipes.  A key stays a value in the measurement; views call fmt_value()
  * when they print it. */
 #include "kernel/container.h"
+#include "kernel/btfpath.h"
 #include "model/measure.h"
 #include "syms/syms.h"
 #include "lib/util.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ static const char *const fmt_names[NR_FMTS] = {
 	[FMT_SYSCALL] = "syscall", [FMT_ERRNO] = "errno", [FMT_DISK] = "disk", [FMT_RW] = "rw",
 	[FMT_IRQ] = "irq", [FMT_SOFTIRQ] = "softirq", [FMT_CONTAINER] = "container",
 	[FMT_POD] = "pod", [FMT_NAMESPACE] = "namespace", [FMT_UNIT] = "unit",
+	[FMT_REQOP] = "reqop", [FMT_BE16] = "be16", [FMT_BE32] = "be32",
 };
 
 int fmt_parse(const char *name, enum m_fmt *f, const char *what)
@@ -80,6 +83,23 @@ static const char *rwbs_op(const char *s)
 	}
 }
 
+/* A request's operation (cmd_flags & REQ_OP_MASK, enum req_op of the
+ * kernel's BTF) by the names rwbs_op gives the same request's rwbs. */
+static const char *reqop_name(uint64_t flags)
+{
+	static const struct { const char *op, *name; } ops[] = {
+		{ "REQ_OP_READ", "read" }, { "REQ_OP_WRITE", "write" },
+		{ "REQ_OP_WRITE_ZEROES", "write" }, { "REQ_OP_DISCARD", "discard" },
+		{ "REQ_OP_SECURE_ERASE", "discard" }, { "REQ_OP_FLUSH", "flush" },
+	};
+	const char *op = btfpath_enum_value_name("req_op", flags & 0xff);
+
+	for (size_t i = 0; op && i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(op, ops[i].op))
+			return ops[i].name;
+	return "other";
+}
+
 struct m_value fmt_normalize(struct m_value v, enum m_fmt f)
 {
 	const struct ksym *s;
@@ -107,6 +127,18 @@ struct m_value fmt_normalize(struct m_value v, enum m_fmt f)
 	case FMT_ERRNO:
 		if (v.type == MV_NUM && (int64_t)v.num >= 0)
 			v.num = 0;
+		break;
+	case FMT_REQOP:
+		if (v.type == MV_NUM)
+			v = mv_text(m_intern(reqop_name(v.num), 16));
+		break;
+	case FMT_BE16:
+		if (v.type == MV_NUM)
+			v.num = be16toh((uint16_t)v.num);
+		break;
+	case FMT_BE32:
+		if (v.type == MV_NUM)
+			v.num = be32toh((uint32_t)v.num);
 		break;
 	case FMT_CONTAINER:
 	case FMT_POD:

@@ -361,17 +361,20 @@ static void write_linear_text(FILE *f, const struct hist *h, const struct linear
 
 static void write_stats_text(FILE *f, const struct measurement *m, const struct hist *h)
 {
-	char s[8][32];
-	const double q[] = { 0.5, 0.9, 0.99, 0.999 };
+	char s[32];
 
-	fmt_val(s[0], 32, m, hist_mean(h));
-	fmt_val(s[1], 32, m, hist_stddev(h));
-	fmt_val(s[2], 32, m, h->min);
-	for (int i = 0; i < 4; i++)
-		fmt_val(s[3 + i], 32, m, hist_quantile(h, q[i]));
-	fmt_val(s[7], 32, m, h->max);
-	fprintf(f, "count %llu  mean %s  stddev %s  min %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n",
-		(unsigned long long)h->count, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+	fmt_val(s, sizeof(s), m, hist_mean(h));
+	fprintf(f, "count %llu  mean %s", (unsigned long long)h->count, s);
+	fmt_val(s, sizeof(s), m, hist_stddev(h));
+	fprintf(f, "  stddev %s", s);
+	fmt_val(s, sizeof(s), m, h->min);
+	fprintf(f, "  min %s", s);
+	for (int i = 0; i < HIST_NQUANTILES; i++) {
+		fmt_val(s, sizeof(s), m, hist_quantile(h, hist_shown[i].q));
+		fprintf(f, "  %s %s", hist_shown[i].text, s);
+	}
+	fmt_val(s, sizeof(s), m, h->max);
+	fprintf(f, "  max %s\n", s);
 }
 
 /* The histogram of group g, expanded into buf. */
@@ -645,9 +648,6 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 {
 	struct utsname u;
 	static const char *const kinds[] = { "latency", "value", "func" };
-	static const struct { const char *name; double q; } qs[] = {
-		{ "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p999", 0.999 },
-	};
 
 	uname(&u);
 	fprintf(f, "{\"schema\":\"%s\",\"command\":", JSON_SCHEMA);
@@ -708,9 +708,9 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 		json_num(f, hist_stddev(h));
 		fprintf(f, ",\"min\":%llu,\"max\":%llu", (unsigned long long)h->min,
 			(unsigned long long)h->max);
-		for (size_t j = 0; j < ARRAY_SIZE(qs); j++) {
-			fprintf(f, ",\"%s\":", qs[j].name);
-			json_num(f, hist_quantile(h, qs[j].q));
+		for (int j = 0; j < HIST_NQUANTILES; j++) {
+			fprintf(f, ",\"%s\":", hist_shown[j].key);
+			json_num(f, hist_quantile(h, hist_shown[j].q));
 		}
 		fputs(",\"buckets\":[", f);
 		for (int b = 0; b < HIST_BUCKETS; b++) {
@@ -812,8 +812,14 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 			csv_field(f, m->by[i]);
 		}
 		/* counts have no values to sum or summarize */
-		fputs(m->counts ? ",count\n" : ",unit,count,sum,mean,stddev,min,p50,p90,p99,p999,max\n",
-		      f);
+		if (m->counts) {
+			fputs(",count\n", f);
+		} else {
+			fputs(",unit,count,sum,mean,stddev,min", f);
+			for (int j = 0; j < HIST_NQUANTILES; j++)
+				fprintf(f, ",%s", hist_shown[j].key);
+			fputs(",max\n", f);
+		}
 		vo->header_done = true;
 	}
 	for (int i = 0; i < n; i++) {
@@ -829,11 +835,13 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 			fprintf(f, ",%llu\n", (unsigned long long)h->count);
 			continue;
 		}
-		fprintf(f, ",%s,%llu,%llu,%.1f,%.1f,%llu,%.1f,%.1f,%.1f,%.1f,%llu\n",
+		fprintf(f, ",%s,%llu,%llu,%.1f,%.1f,%llu",
 			m->kind == M_VALUE ? m->value_unit : "ns", (unsigned long long)h->count,
 			(unsigned long long)h->sum, hist_mean(h), hist_stddev(h),
-			(unsigned long long)h->min, hist_quantile(h, 0.5), hist_quantile(h, 0.9),
-			hist_quantile(h, 0.99), hist_quantile(h, 0.999), (unsigned long long)h->max);
+			(unsigned long long)h->min);
+		for (int j = 0; j < HIST_NQUANTILES; j++)
+			fprintf(f, ",%.1f", hist_quantile(h, hist_shown[j].q));
+		fprintf(f, ",%llu\n", (unsigned long long)h->max);
 	}
 	/* rows are groups: the run-wide counters once per measurement, on
 	 * stderr, when there was a loss */

@@ -15,11 +15,11 @@
 
 static const char index_html[] = "<html></html>\n";
 
-static struct http_body *metrics(void *ctx, bool om)
+static struct http_body *metrics(void *ctx, enum http_format f)
 {
-	char *s = strdup(om ? "a 1\n# EOF\n" : "a 1\n");
+	char *s = strdup(f == HTTP_OPENMETRICS ? "a 1\n# EOF\n" : "a 1\n");
 
-	return http_body_new(s, strlen(s), om ? HTTP_TYPE_OPENMETRICS : HTTP_TYPE_PROM);
+	return http_body_new(s, strlen(s), http_types[f]);
 }
 
 /* One round of the server's loop without waiting. */

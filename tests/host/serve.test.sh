@@ -14,25 +14,6 @@ prog_ids() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ {print $2}' | sort -u | tr '\n' ' '
 }
 
-# promq EXPR: an instant query's first value from Prometheus, or none
-promq() {
-	local v
-	v=$(curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
-		sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p')
-	echo "${v:-none}"
-}
-
-# wait_scrape T: until Prometheus has scraped kdist after unix time T (30 s)
-wait_scrape() {
-	local ts
-	for _ in $(seq 300); do
-		ts=$(promq 'timestamp(up{job="kdist"})' 2>/dev/null)
-		[ "$ts" != none ] && awk -v a="$ts" -v b="$1" 'BEGIN { exit !(a > b) }' && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # wait_metrics REGEX [absent]: until a scrape has (or lacks) a line (10 s)
 wait_metrics() {
 	for _ in $(seq 100); do

@@ -6,6 +6,7 @@
 SERVE_PORT=$((20000 + $$ % 12000))
 PROM_PORT=$((SERVE_PORT + 1))
 SERVE_URL=http://127.0.0.1:$SERVE_PORT
+OTLP_PORT=$((SERVE_PORT + 2))
 
 # serve_start ARGS...: kdist serve in the background on SERVE_PORT; sets
 # SERVE_PID (kdist's own), 0 once it serves.  SERVE_WRAP=(CMD ARGS...)
@@ -28,4 +29,23 @@ serve_stop() {
 	rc=$?
 	[ $rc = 0 ] || { echo "kdist serve exited $rc: $(cat "$TMP/serve.err")"; return 1; }
 	no_leftovers || { echo "$(bpf_leftovers) BPF programs left after SIGTERM"; return 1; }
+}
+
+# promq EXPR: an instant query's first value from Prometheus, or none
+promq() {
+	local v
+	v=$(curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+		sed -n 's/.*"value":\[[^,]*,"\([^"]*\)"\].*/\1/p')
+	echo "${v:-none}"
+}
+
+# wait_scrape T: until Prometheus has scraped kdist after unix time T (30 s)
+wait_scrape() {
+	local ts
+	for _ in $(seq 300); do
+		ts=$(promq 'timestamp(up{job="kdist"})' 2>/dev/null)
+		[ "$ts" != none ] && awk -v a="$ts" -v b="$1" 'BEGIN { exit !(a > b) }' && return 0
+		sleep 0.1
+	done
+	return 1
 }

@@ -3,10 +3,12 @@
  * midpoint elsewhere, seconds written exactly, labels escaped and named
  * validly, loss counters, OpenMetrics names, --buckets parsing. */
 #include "check.h"
+#include "lib/pb.h"
 #include "model/measure.h"
 #include "view/prom.h"
 #include "lib/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +17,12 @@ static char *render(const struct measurement *m, const struct prom_buckets *b, b
 	struct prom_source s = { .name = "t", .m = m, .b = b, .max_groups = 8 };
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct prom_out o = { .fmt = om ? PROM_OPENMETRICS : PROM_TEXT,
+			      .f = open_memstream(&buf, &len) };
 
-	prom_write(f, &s, 1, om);
-	fclose(f);
+	prom_write(&o, &s, 1);
+	prom_end(&o);
+	fclose(o.f);
 	return buf;
 }
 
@@ -151,8 +155,106 @@ static void test_hostile_names(void)
 	measurement_clear(&m);
 }
 
+/* The wire format, byte for byte: the examples of the protobuf encoding
+ * guide (field 1 = 150 is 08 96 01), zigzag, and a nested message whose
+ * length needs two bytes. */
+static void test_pb(void)
+{
+	struct pb p = { 0 };
+	char big[200];
+	bool ok;
+
+	pb_varint(&p, 1, 150);
+	pb_sint(&p, 2, -1);
+	pb_sint(&p, 2, 1);
+	pb_string(&p, 3, "hi");
+	pb_double(&p, 4, 1.0);
+	ok = p.len == 20 && !memcmp(p.buf, "\x08\x96\x01\x10\x01\x10\x02\x1a\x02hi"
+				    "\x21\x00\x00\x00\x00\x00\x00\xf0\x3f", 20);
+	check("varint, zigzag, string, double", ok, "%zu bytes", p.len);
+	pb_free(&p);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	pb_begin(&p, PB_DELIMITED);
+	pb_begin(&p, 4);
+	pb_string(&p, 1, big);	/* 0a c7 01 + 199 bytes = 202 */
+	pb_end(&p);
+	pb_varint(&p, 5, 1);
+	pb_end(&p);
+	/* 206 = ce 01: 22 ca 01 (202) + 28 01 = 3 + 202 + 2 = 207 = cf 01 */
+	ok = p.len == 2 + 207 && !memcmp(p.buf, "\xcf\x01\x22\xca\x01\x0a\xc7\x01xx", 10) &&
+	     !memcmp(p.buf + p.len - 3, "x\x28\x01", 3);
+	check("nested messages, lengths over 127 moved up", ok && !p.oom, "%zu bytes", p.len);
+	pb_free(&p);
+}
+
+/* Each of kdist's buckets goes to the native bucket of its midpoint: for
+ * every bucket from 1 ns to 2^40 ns, a value anywhere in it lies within
+ * the 11% (prom.h) of both ends of the native bucket it is counted in. */
+static void test_native(void)
+{
+	double worst = 0;
+	unsigned int at = 0, n = 0;
+
+	for (unsigned int i = 1; i < HIST_BUCKETS && hist_bucket_low(i) < (1ULL << 40); i++) {
+		struct hist h = { 0 };
+		int32_t idx[2];
+		uint64_t count[2], zero;
+		/* the values it holds: integers lo..hi */
+		double lo = hist_bucket_low(i), hi = hist_bucket_high(i), a, b, e;
+
+		h.slots[i] = 3;
+		if (prom_native(&h, true, &zero, idx, count, 2) != 1 || count[0] != 3 || zero)
+			break;
+		a = exp2((idx[0] - 1) / 16.0) * 1e9;
+		b = exp2(idx[0] / 16.0) * 1e9;
+		e = fmax(b / lo, hi / a);
+		if (e > worst)
+			worst = e, at = i;
+		n++;
+	}
+	check("native buckets: every kdist bucket within 11% of its native bucket",
+	      n > 300 && worst <= 1.11, "%u buckets, worst %.4f at bucket %u", n, worst, at);
+	{
+		struct hist h = { 0 };
+		int32_t idx[4];
+		uint64_t count[4], zero;
+		int k;
+
+		hist_add(&h, 0), hist_add(&h, 0);
+		hist_add(&h, 1000), hist_add(&h, 1001), hist_add(&h, 5000000);
+		k = prom_native(&h, true, &zero, idx, count, 4);
+		/* 1000 ns is in [960, 1023], of midpoint 991.5 ns = 2^-19.944 s:
+		 * bucket ceil(-19.944 * 16) = -319 */
+		check("native: zeros apart, neighbours merged, ascending",
+		      k == 2 && zero == 2 && idx[0] == -319 && count[0] == 2 && count[1] == 1 &&
+		      idx[1] == (int32_t)ceil(log2(0.005) * 16), "%d buckets, first %d", k, idx[0]);
+	}
+}
+
+/* An info family: _info in text (a gauge), info in OpenMetrics. */
+static void test_info(void)
+{
+	struct prom_label l = { "version", "1" };
+	char *buf = NULL;
+	size_t len = 0;
+	struct prom_out o = { .fmt = PROM_TEXT, .f = open_memstream(&buf, &len) };
+
+	prom_family(&o, "k_build", "info", "h", NULL);
+	prom_sample(&o, &l, 1, 1);
+	prom_end(&o);
+	fclose(o.f);
+	check("info in text: a gauge named _info, its sample too",
+	      strstr(buf, "# TYPE k_build_info gauge\nk_build_info{version=\"1\"} 1\n") != NULL,
+	      "%s", buf);
+	free(buf);
+}
+
 int main(void)
 {
+	test_info();
+	test_pb();
+	test_native();
 	test_latency();
 	test_hostile_names();
 	test_value_and_empty();

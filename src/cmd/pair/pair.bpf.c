@@ -19,6 +19,7 @@
 #include "kernel/cond.bpf.h"
 #include "cmd/pair/record.bpf.h"
 #include "kernel/procnote.bpf.h"
+#include "kernel/kpath.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -168,6 +169,26 @@ static __always_inline __u64 raw_arg(void *ctx, unsigned int idx)
 	}
 }
 
+/* Argument s->idx (or the return value) of a raw tracepoint or function. */
+static __always_inline __u64 arg_val(void *ctx, const volatile struct val_src *s, int src)
+{
+	/* at fexit, user space set the return value's idx past the arguments */
+	if (src == SRC_RAW || src == SRC_FENTRY || src == SRC_FEXIT)
+		return raw_arg(ctx, s->idx);
+	if (src == SRC_REGS)
+		return read_regs(ctx, s);
+	return 0;
+}
+
+/* A path's or text's failure, counted (kpath.bpf.h) */
+static __always_inline void path_count(int err, bool cut)
+{
+	if (err)
+		drop(err == KPATH_NULL ? DROP_PATH_NULL : DROP_PATH_FAULT);
+	if (cut)
+		drop(DROP_STR_CUT);
+}
+
 static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *s, int src)
 {
 	__u64 id;
@@ -177,12 +198,11 @@ static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *
 		return record_field(ctx, s);
 	case VAL_ARG:
 	case VAL_RETVAL:
-		/* at fexit, user space set the return value's idx past the arguments */
-		if (src == SRC_RAW || src == SRC_FENTRY || src == SRC_FEXIT)
-			return raw_arg(ctx, s->idx);
-		if (src == SRC_REGS)
-			return read_regs(ctx, s);
-		return 0;
+		return arg_val(ctx, s, src);
+	case VAL_PATH:
+		path_count(kpath_num(&cfg.path[s->off & (KPATH_MAX - 1)], arg_val(ctx, s, src), &id),
+			   false);
+		return id;
 	case VAL_PID:
 	case VAL_TID:
 		id = bpf_get_current_pid_tgid();
@@ -231,6 +251,36 @@ static __always_inline __u64 start_val(void *ctx, const volatile struct val_src 
 	return read_val(ctx, s, src);
 }
 
+/* A text value into buf (PAIR_STR_LEN bytes): comm (of t, or current), a
+ * char[] or __data_loc field, a path's text.  True when the text was cut
+ * (the caller says whether that loses anything); a failed read is counted. */
+static __always_inline bool read_text(void *ctx, const volatile struct val_src *s, int src,
+				      struct task_struct *t, char *buf)
+{
+	bool cut = false;
+	int err = 0;
+
+	if (s->kind == VAL_COMM && t)
+		bpf_core_read_str(buf, PAIR_STR_LEN, &t->comm);
+	else if (s->kind == VAL_COMM)
+		bpf_get_current_comm(buf, PAIR_STR_LEN);
+	else if (s->kind == VAL_STR_FIELD)
+		bpf_probe_read_kernel_str(buf, PAIR_STR_LEN, ctx + s->off);
+	else if (s->kind == VAL_DLOC_FIELD)
+		err = dloc_str(ctx, s->off, buf, PAIR_STR_LEN, &cut);
+	else
+		err = kpath_str(&cfg.path[s->off & (KPATH_MAX - 1)], arg_val(ctx, s, src), buf,
+				PAIR_STR_LEN, &cut);
+	path_count(err, false);
+	return cut;
+}
+
+static __always_inline bool is_text(unsigned char kind)
+{
+	return kind == VAL_COMM || kind == VAL_STR_FIELD || kind == VAL_DLOC_FIELD ||
+	       kind == VAL_PATH_STR;
+}
+
 static __always_inline void read_group(void *ctx, struct group_key *g, int src,
 				       struct task_struct *t)
 {
@@ -239,12 +289,8 @@ static __always_inline void read_group(void *ctx, struct group_key *g, int src,
 
 		if (i >= cfg.nby)
 			break;
-		if (s->kind == VAL_COMM && t)
-			BPF_CORE_READ_STR_INTO(&g->str, t, comm);
-		else if (s->kind == VAL_COMM)
-			bpf_get_current_comm(g->str, sizeof(g->str));
-		else if (s->kind == VAL_STR_FIELD)
-			bpf_probe_read_kernel_str(g->str, sizeof(g->str), ctx + s->off);
+		if (is_text(s->kind) && read_text(ctx, s, src, t, g->str))
+			drop(DROP_STR_CUT);	/* grouped by the cut text */
 		else
 			g->v[i] = start_val(ctx, s, src, t);
 		if (s->kind == VAL_USTACK)
@@ -260,9 +306,19 @@ static __always_inline void read_match(void *ctx, int side, struct match_key *k,
 		return;
 	}
 	for (int i = 0; i < PAIR_MAX_KEY; i++) {
+		const volatile struct val_src *s = &cfg.side[side].key[i];
+
 		if (i >= cfg.side[side].nkey)
 			break;
-		k->v[i] = start_val(ctx, &cfg.side[side].key[i], src, t);
+		if (is_text(s->kind)) {
+			char str[PAIR_STR_LEN] = {};
+
+			if (read_text(ctx, s, src, t, str))
+				drop(DROP_STR_CUT);	/* matched by the cut text */
+			k->v[i] = str_hash(str);
+		} else {
+			k->v[i] = start_val(ctx, s, src, t);
+		}
 	}
 }
 
@@ -284,13 +340,10 @@ static __always_inline bool cond_holds(void *ctx, int src, struct task_struct *t
 		}
 		char str[COND_STR_LEN] = {};
 
-		if (s->kind == VAL_COMM && t)
-			bpf_core_read_str(str, sizeof(str), &t->comm);
-		else if (s->kind == VAL_COMM)
-			bpf_get_current_comm(str, sizeof(str));
-		else
-			bpf_probe_read_kernel_str(str, sizeof(str), ctx + s->off);
-		if (!cond_str(&cfg.cond, i, str))
+		_Static_assert(COND_STR_LEN == PAIR_STR_LEN, "one text length");
+		/* a text longer than any compared with equals none of them */
+		if (read_text(ctx, s, src, t, str) ? cfg.cond.op[i] == COND_EQ :
+		    !cond_str(&cfg.cond, i, str))
 			return false;
 	}
 	return true;

@@ -4,6 +4,7 @@
  * Also the engine of every recipe (recipes.c): a recipe is a pair_spec.
  */
 #include "cmd/pair/pair.h"
+#include "kernel/btfpath.h"
 #include "kernel/cond.h"
 #include "kernel/container.h"
 #include "kernel/engine.h"
@@ -34,6 +35,14 @@
 struct by_name {
 	char name[64];		/* as given, e.g. "function:ksym" */
 	enum m_fmt fmt;
+	int enum_id;		/* an enum read through BTF: printed by its names */
+};
+
+/* A value named through the kernel's types (btfpath.h): how it prints. */
+struct typed_val {
+	char name[64];
+	int side;
+	struct kpath_type t;
 };
 
 struct pair {
@@ -60,6 +69,10 @@ struct pair {
 	uint64_t retire_ns, acc_lost, read_ns;
 	int table;	/* the group table programs write to: 0 hist_groups, 1 _b */
 	size_t key_size;	/* the group tables' (group_key_size) */
+	int npath;		/* cfg.path[] used */
+	bool prefer_args;	/* some value is a path: names are arguments first */
+	int ntyped;
+	struct typed_val typed[KPATH_MAX];
 };
 
 static const char *const roles[2] = { "START", "END" };
@@ -71,7 +84,61 @@ static const char *const drop_names[NR_DROPS] = {
 	[DROP_STACK] = "stack_failed",
 	[DROP_STORAGE] = "storage_failed",
 	[DROP_OUTPUT] = "output_dropped",
+	[DROP_PATH_NULL] = "path_null",
+	[DROP_PATH_FAULT] = "path_fault",
+	[DROP_STR_CUT] = "text_cut",
 };
+
+/* A value read as a text (into the group's string, or hashed as a key). */
+static bool is_text(enum val_kind k)
+{
+	return k == VAL_COMM || k == VAL_STR_FIELD || k == VAL_DLOC_FIELD || k == VAL_PATH_STR;
+}
+
+/* The BTF type of name on side, if it was named through BTF. */
+static const struct kpath_type *typed_of(const struct pair *p, int side, const char *name)
+{
+	for (int i = 0; i < p->ntyped; i++)
+		if (p->typed[i].side == side && !strcmp(p->typed[i].name, name))
+			return &p->typed[i].t;
+	return NULL;
+}
+
+/* name on side through the kernel's types (btfpath.h): 0 into *v, 1 when
+ * it names nothing there, -errno after saying why. */
+static int resolve_typed(struct pair *p, int side, const char *name, struct val_src *v)
+{
+	const struct event_spec *e = &p->ev[side];
+	struct kpath kp;
+	struct kpath_type kt;
+	bool whole;
+	int err;
+
+	if (e->kind != EV_TRACEPOINT && e->kind != EV_KPROBE && e->kind != EV_KRETPROBE)
+		return 1;
+	err = btfpath_resolve(e->kind == EV_TRACEPOINT ? BTF_ARGS_TP : BTF_ARGS_FUNC, e->name,
+			      e->text, name, &kp, &kt, &whole);
+	if (err)
+		return err;
+	if (p->ntyped == KPATH_MAX || (!whole && p->npath == KPATH_MAX)) {
+		kd_err("bad field '%s' of %s: at most %d paths", name, e->text, KPATH_MAX);
+		return -EINVAL;
+	}
+	v->idx = kp.arg;
+	v->size = whole ? 8 : kp.size;
+	v->is_signed = kp.is_signed;
+	if (whole) {
+		v->kind = VAL_ARG;
+	} else {
+		v->kind = kt.show == KSHOW_STR ? VAL_PATH_STR : VAL_PATH;
+		v->off = p->npath;
+		p->cfg.path[p->npath++] = kp;
+	}
+	snprintf(p->typed[p->ntyped].name, sizeof(p->typed[0].name), "%s", name);
+	p->typed[p->ntyped].side = side;
+	p->typed[p->ntyped++].t = kt;
+	return 0;
+}
 
 static const struct {
 	const char *name;
@@ -87,6 +154,7 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 {
 	const struct event_spec *e = &p->ev[side];
 	unsigned int n;
+	int typed;
 	char extra;
 
 	memset(v, 0, sizeof(*v));
@@ -97,16 +165,22 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 			return 0;
 		}
 	}
+	/* where paths read the arguments, a name both an argument and a
+	 * record field is the argument: one side reads one or the other */
+	if (p->prefer_args && (typed = resolve_typed(p, side, name, v)) <= 0)
+		return typed;
 	if (e->kind == EV_TRACEPOINT) {
 		const struct tp_field *f = tp_format_field(&p->fmt[side], name);
 
 		if (f) {
 			if (f->is_data_loc) {
-				kd_err("bad field '%s' of %s: variable-length fields cannot be keys",
-				       name, e->text);
-				return -EINVAL;
-			}
-			if (f->is_array) {
+				if (!strstr(f->type, "char")) {
+					kd_err("bad field '%s' of %s: variable-length fields other than texts cannot be read",
+					       name, e->text);
+					return -EINVAL;
+				}
+				v->kind = VAL_DLOC_FIELD;
+			} else if (f->is_array) {
 				if (f->size > PAIR_STR_LEN && strcmp(f->type, "char")) {
 					kd_err("bad field '%s' of %s: arrays other than char[] cannot be keys",
 					       name, e->text);
@@ -126,6 +200,8 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 			return 0;
 		}
 	}
+	if (btfpath_is_path(name))
+		return resolve_typed(p, side, name, v);
 	if (sscanf(name, "arg%u%c", &n, &extra) == 1 && n < 6) {
 		v->kind = VAL_ARG;
 		v->idx = n;
@@ -148,6 +224,9 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 			return 0;
 		}
 	}
+	typed = resolve_typed(p, side, name, v);
+	if (typed <= 0)
+		return typed;
 	kd_err("unknown field '%s' of %s %s (see kdist list %s:%s)", name, roles[side], e->text,
 	       e->category[0] ? e->category : "CATEGORY", e->category[0] ? e->name : "NAME");
 	return -ENOENT;
@@ -229,8 +308,10 @@ static int choose_kfunc_source(struct pair *p, int side)
 static int choose_source(struct pair *p, int side)
 {
 	const struct event_spec *e = &p->ev[side];
-	bool fields = side_reads(p, side, VAL_FIELD, VAL_STR_FIELD);
-	bool args = side_reads(p, side, VAL_ARG, VAL_ARG);
+	bool fields = side_reads(p, side, VAL_FIELD, VAL_STR_FIELD) ||
+		      side_reads(p, side, VAL_DLOC_FIELD, VAL_DLOC_FIELD);
+	bool args = side_reads(p, side, VAL_ARG, VAL_PATH) ||
+		    side_reads(p, side, VAL_PATH_STR, VAL_PATH_STR);
 
 	if (e->kind == EV_KPROBE || e->kind == EV_KRETPROBE)
 		return choose_kfunc_source(p, side);
@@ -239,7 +320,8 @@ static int choose_source(struct pair *p, int side)
 		return 0;
 	}
 	if (fields && args) {
-		kd_err("bad key: %s mixes tracepoint fields and raw arguments", e->text);
+		kd_err("bad fields: %s mixes record fields (read on the tracepoint) and arguments "
+		       "or paths (read on the raw tracepoint)", e->text);
 		return -EINVAL;
 	}
 	/* a raw tracepoint skips building the trace record, the largest part
@@ -340,7 +422,7 @@ static int configure_cond(struct pair *p, const char *text, bool single)
 			kd_err("bad --if '%s': stacks are not compared", t->text);
 			return -EINVAL;
 		}
-		err = cond_compile(t, v->kind == VAL_COMM || v->kind == VAL_STR_FIELD,
+		err = cond_compile(t, is_text(v->kind),
 				   v->is_signed, &c->cond, i);
 		c->cond.side[i] = side;
 		c->end_cond |= side;
@@ -356,7 +438,11 @@ static enum m_fmt default_fmt(const struct pair *p, int side, const char *name,
 			      const struct val_src *v)
 {
 	const struct tp_field *f = v->kind == VAL_FIELD ? tp_format_field(&p->fmt[side], name) : NULL;
+	const struct kpath_type *kt = typed_of(p, side, name);
 
+	if (kt)	/* by the kernel's type: pointers in hex, numbers as they are */
+		return kt->show == KSHOW_HEX ? FMT_HEX : kt->show == KSHOW_SIGNED ? FMT_SIGNED :
+		       FMT_AUTO;
 	if (f && !strcmp(f->type, "dev_t"))
 		return FMT_DISK;
 	if (v->is_signed)
@@ -404,6 +490,8 @@ static int resolve_by(struct pair *p, int side, int i, const char *given)
 		return err ? err : fmt_prepare(b->fmt);
 	}
 	b->fmt = default_fmt(p, side, name, v);
+	if (typed_of(p, side, name) && typed_of(p, side, name)->show == KSHOW_ENUM)
+		b->enum_id = typed_of(p, side, name)->enum_id;
 	return 0;
 }
 
@@ -421,7 +509,7 @@ static int configure_extras(struct pair *p, const struct pair_spec *ps)
 		err = resolve_val(p, 0, ps->value, &c->value);
 		if (err)
 			return err;
-		if (c->value.kind == VAL_STR_FIELD || c->value.kind == VAL_COMM ||
+		if (is_text(c->value.kind) ||
 		    c->value.kind == VAL_KSTACK || c->value.kind == VAL_USTACK) {
 			kd_err("bad value '%s': not a number", ps->value);
 			return -EINVAL;
@@ -442,7 +530,7 @@ static int configure_extras(struct pair *p, const struct pair_spec *ps)
 			return err;
 		if (ps->end_name)
 			snprintf(p->by[p->nby].name, sizeof(p->by[0].name), "%s", ps->end_name);
-		if (c->end_by.kind == VAL_STR_FIELD || c->end_by.kind == VAL_COMM ||
+		if (is_text(c->end_by.kind) ||
 		    c->end_by.kind == VAL_KSTACK || c->end_by.kind == VAL_USTACK) {
 			kd_err("bad END grouping '%s': not a number", ps->end_by);
 			return -EINVAL;
@@ -471,6 +559,8 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 
 	c->subject_arg = ps->subject_arg;
 	p->measure = ps->measure;
+	p->prefer_args = (ps->key && strstr(ps->key, "->")) || (ps->by && strstr(ps->by, "->")) ||
+			 (ps->cond && strstr(ps->cond, "->")) || (ps->value && strstr(ps->value, "->"));
 	if (ps->key) {
 		err = key_spec_parse(ps->key, &k);
 		if (err)
@@ -482,13 +572,14 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 			if (err)
 				return err;
 			p->key_fmt[i] = default_fmt(p, 0, k.start[i], &c->side[0].key[i]);
-			if (c->side[0].key[i].kind == VAL_STR_FIELD ||
-			    c->side[0].key[i].kind == VAL_COMM ||
-			    c->side[1].key[i].kind == VAL_STR_FIELD ||
-			    c->side[1].key[i].kind == VAL_COMM) {
-				kd_err("bad --key: strings cannot match events; use a number field");
+			/* texts match by their hash (kpath.bpf.h), on both sides */
+			if (is_text(c->side[0].key[i].kind) != is_text(c->side[1].key[i].kind)) {
+				kd_err("bad --key '%s=%s': a text matches only a text", k.start[i],
+				       k.end[i]);
 				return -EINVAL;
 			}
+			if (is_text(c->side[0].key[i].kind))
+				p->key_fmt[i] = FMT_HEX;
 		}
 		c->side[0].nkey = c->side[1].nkey = k.n;
 		p->keys = k;
@@ -507,11 +598,8 @@ static int configure(struct pair *p, const struct pair_spec *ps, struct options 
 		if (ps->names[i])
 			snprintf(p->by[i].name, sizeof(p->by[i].name), "%s", ps->names[i]);
 		for (int j = 0; j < i; j++) {
-			bool si = v->kind == VAL_COMM || v->kind == VAL_STR_FIELD;
-			bool sj = c->by[j].kind == VAL_COMM || c->by[j].kind == VAL_STR_FIELD;
-
-			if (si && sj) {
-				kd_err("bad --by: at most one text key (comm or a char[] field)");
+			if (is_text(v->kind) && is_text(c->by[j].kind)) {
+				kd_err("bad --by: at most one text key (comm, a text field or path)");
 				return -EINVAL;
 			}
 		}
@@ -639,8 +727,7 @@ static size_t group_key_size(const struct pair_cfg *c)
 	unsigned int n;
 
 	for (unsigned int i = 0; i < c->nby; i++)
-		if (c->by[i].kind == VAL_STR_FIELD || c->by[i].kind == VAL_COMM ||
-		    c->by[i].kind == VAL_USTACK)
+		if (is_text(c->by[i].kind) || c->by[i].kind == VAL_USTACK)
 			return sizeof(struct group_key);
 	/* an END component (numbers only) comes after the START ones */
 	n = c->nby + c->end_by_on;
@@ -652,7 +739,7 @@ static bool slot_holds_by(const struct pair_cfg *c)
 {
 	enum val_kind k = c->by[0].kind;
 
-	return !c->nby || (c->nby == 1 && k != VAL_STR_FIELD && k != VAL_COMM &&
+	return !c->nby || (c->nby == 1 && !is_text(k) &&
 			   k != VAL_KSTACK && k != VAL_USTACK);
 }
 
@@ -666,6 +753,21 @@ static unsigned int tid_slots(void)
 		free(text);
 	}
 	return n <= 0 ? 0 : n > TID_SLOTS_MAX ? TID_SLOTS_MAX : (unsigned int)n;
+}
+
+/* Whether any value follows a path or reads a variable-length text. */
+static bool reads_typed(struct pair_cfg *c)
+{
+	for (int side = 0; side < 2; side++) {
+		struct val_src *v[SIDE_VALS_MAX];
+		int n = side_vals(c, side, v);
+
+		for (int i = 0; i < n; i++)
+			if (v[i]->kind == VAL_PATH || v[i]->kind == VAL_PATH_STR ||
+			    v[i]->kind == VAL_DLOC_FIELD)
+				return true;
+	}
+	return false;
 }
 
 static int load(struct pair *p, struct options *o)
@@ -734,7 +836,9 @@ static int load(struct pair *p, struct options *o)
 			return err;
 		}
 	}
-	err = engine_load(&p->eng, p->skel->skeleton, drop_names, NR_DROPS);
+	/* the path and text counters only where paths or texts are read */
+	err = engine_load(&p->eng, p->skel->skeleton, drop_names,
+			  reads_typed(&p->cfg) ? NR_DROPS : NR_DROPS_PLAIN);
 	if (err)
 		return err;
 	if (p->cfg.slow_ns) {
@@ -907,6 +1011,8 @@ static struct m_value key_value(struct pair *p, int i, const struct group_key *g
 	switch (v->kind) {
 	case VAL_COMM:
 	case VAL_STR_FIELD:
+	case VAL_DLOC_FIELD:
+	case VAL_PATH_STR:
 		t = known ? m_intern_find(g->str, PAIR_STR_LEN) : m_intern(g->str, PAIR_STR_LEN);
 		return t ? fmt_normalize(mv_text(t), p->by[i].fmt) : mv_text(NULL);
 	case VAL_KSTACK:
@@ -915,6 +1021,13 @@ static struct m_value key_value(struct pair *p, int i, const struct group_key *g
 			return mv_stack(m_stack_marker("[lost stack]"));
 		return mv_stack(stack_syms_stack(p->syms, x, v->kind == VAL_USTACK, g->tgid));
 	default:
+		if (p->by[i].enum_id && p->by[i].fmt == FMT_AUTO) {
+			/* an enum by its value's name (a value it lacks, as a number) */
+			t = btfpath_enum_name(p->by[i].enum_id, v->is_signed ? (long long)x :
+					      (long long)(x & (~0ULL >> (64 - 8 * v->size))));
+			if (t)
+				return mv_text(m_intern(t, strlen(t)));
+		}
 		return fmt_normalize(mv_num(x), p->by[i].fmt);
 	}
 }

@@ -6,6 +6,7 @@
 
 #include "kernel/cond.h"
 #include "kernel/filter.h"
+#include "kernel/kpath.h"
 
 #define PAIR_MAX_KEY 4	/* fields matching START to END */
 #define PAIR_MAX_BY 4	/* grouping components */
@@ -26,6 +27,9 @@ enum val_kind {
 	VAL_COMM,	/* current comm, into the group's string */
 	VAL_KSTACK,
 	VAL_USTACK,
+	VAL_DLOC_FIELD,	/* __data_loc char[] field at off, into the group's string */
+	VAL_PATH,	/* a number through path[off] (kpath.h) from argument idx */
+	VAL_PATH_STR,	/* a text through path[off], into the group's string */
 };
 
 /* How a probe program is entered; fixed per program, not configuration. */
@@ -80,6 +84,8 @@ struct pair_cfg {
 	/* --slower-than: pairs over slow_ns go to slow_events; 0 off */
 	unsigned long long slow_ns;
 	unsigned char slow_stack;	/* enum slow_stack */
+	/* paths through the kernel's types that values (VAL_PATH*) follow */
+	struct kpath path[KPATH_MAX];
 };
 
 struct group_key {
@@ -131,7 +137,13 @@ enum pair_drop {
 	DROP_STACK,		/* stack id could not be taken */
 	DROP_STORAGE,		/* task storage could not be created */
 	DROP_OUTPUT,		/* ring buffer of slow events full */
+	/* counted (and shown) only where a path or a variable-length text is
+	 * read: the event is kept, the value read as 0 or "" */
+	DROP_PATH_NULL,		/* a path met a NULL pointer */
+	DROP_PATH_FAULT,	/* a path's read faulted */
+	DROP_STR_CUT,		/* a text longer than PAIR_STR_LEN - 1, cut */
 	NR_DROPS,
 };
+#define NR_DROPS_PLAIN DROP_PATH_NULL
 
 #endif

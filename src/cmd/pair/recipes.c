@@ -77,6 +77,12 @@ static const struct recipe r_wq = {
 	} },
 };
 
+/* Both sides read the tracepoints' arguments through the kernel's types
+ * (btfpath.h): raw tracepoints, which no other program on the CPU makes
+ * the kernel skip (a perf tracepoint program shares one guard with every
+ * kprobe and tracepoint program, and an interrupt's queueing or
+ * completion arriving while one runs would be lost).  The record's work
+ * and function are the same pointer and work->func. */
 static const struct recipe r_wq_queue = {
 	.title = "work queueing delay (queued to started) by work function",
 	.kind = M_LATENCY,
@@ -85,9 +91,15 @@ static const struct recipe r_wq_queue = {
 	.sub = { {
 		.ps = { .start = "workqueue:workqueue_queue_work",
 			.end = "workqueue:workqueue_execute_start", .key = "work",
-			.by = "function:ksym", .orphan_ok = true },
+			.by = "work->func:ksym", .orphan_ok = true },
 	} },
 };
+
+/* Matched by the request, as biolatency does; the record's dev is
+ * rq->q->disk's, and its rwbs spells rq->cmd_flags' operation.  Raw
+ * tracepoints, for the reason wq-queue's comment gives: completions come
+ * in interrupts. */
+#define BIO_BY "rq->q->disk->disk_name,rq->cmd_flags:reqop"
 
 static const struct recipe r_bio = {
 	.title = "block I/O latency (issue to complete) by disk and operation",
@@ -96,7 +108,7 @@ static const struct recipe r_bio = {
 	.nsub = 1,
 	.sub = { {
 		.ps = { .start = "block:block_rq_issue", .end = "block:block_rq_complete",
-			.key = "dev,sector", .by = "dev:disk,rwbs:rw" },
+			.key = "rq", .by = BIO_BY },
 	} },
 };
 
@@ -107,8 +119,8 @@ static const struct recipe r_bio_size = {
 	.value_unit = "bytes",
 	.nsub = 1,
 	.sub = { {
-		.ps = { .start = "block:block_rq_issue", .single = true, .value = "bytes",
-			.by = "dev:disk,rwbs:rw" },
+		.ps = { .start = "block:block_rq_issue", .single = true, .value = "rq->__data_len",
+			.by = BIO_BY },
 	} },
 };
 

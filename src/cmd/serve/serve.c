@@ -12,6 +12,7 @@
 #include "kernel/engine.h"
 #include "lib/http.h"
 #include "kernel/container.h"
+#include "cmd/serve/otlp.h"
 #include "lib/privsep.h"
 #include "view/prom.h"
 #include "cmd/serve/serve.h"
@@ -47,6 +48,7 @@
 /* a scrape while a rendering is still being sent to another client shares
  * it, unless it is older than this */
 #define RENDER_REUSE_NS 1000000000ULL
+#define DEFAULT_OTLP_S 10	/* --otlp-interval */
 
 struct served {
 	struct served *next;
@@ -82,9 +84,11 @@ struct server {
 	struct served *list;
 	struct http_server http;
 	struct webconfig web;		/* --web-config */
-	struct http_body *cache[2];	/* by openmetrics */
-	uint64_t cache_ns[2];
+	struct http_body *cache[NR_HTTP_FORMATS];
+	uint64_t cache_ns[NR_HTTP_FORMATS];
 	double start_unix, render_s;
+	struct otlp *otlp;		/* --otlp */
+	uint64_t otlp_next_ns;		/* monotonic: the next push */
 };
 
 static void served_free(struct served *sv)
@@ -479,7 +483,7 @@ static void reload_apply(struct server *srv, struct served *nl, int err)
 	}
 	list_free(srv->list);	/* stops the removed ones */
 	srv->list = nl;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NR_HTTP_FORMATS; i++) {
 		http_body_put(srv->cache[i]);
 		srv->cache[i] = NULL;
 	}
@@ -550,12 +554,13 @@ static double unix_now(void)
 }
 
 /* kdist's own process: CPU, memory, build; the HTTP server's counts. */
-static void write_process(FILE *f, struct server *srv, bool om)
+static void write_process(struct prom_out *o, struct server *srv)
 {
 	struct rusage ru;
 	struct utsname u;
 	long pages = 0, rss = 0;
 	FILE *statm = fopen("/proc/self/statm", "r");
+	struct prom_label build[2] = { { "version", KDIST_VERSION }, { "kernel", u.release } };
 
 	if (statm) {
 		if (fscanf(statm, "%ld %ld", &pages, &rss) != 2)
@@ -564,89 +569,145 @@ static void write_process(FILE *f, struct server *srv, bool om)
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	uname(&u);
-	prom_family(f, "process_cpu_seconds", "counter", "user and system CPU time of kdist", om);
-	fprintf(f, "process_cpu_seconds_total %.6f\n",
-		ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
-	prom_family(f, "process_resident_memory_bytes", "gauge", "resident memory of kdist", om);
-	fprintf(f, "process_resident_memory_bytes %ld\n", rss * sysconf(_SC_PAGESIZE));
-	prom_family(f, "process_start_time_seconds", "gauge", "when kdist serve started (unix time)",
-		    om);
-	fprintf(f, "process_start_time_seconds %.3f\n", srv->start_unix);
-	prom_family(f, "kdist_build", "info", "kdist's version and the running kernel", om);
-	fprintf(f, "kdist_build_info{version=\"");
-	prom_label_value(f, KDIST_VERSION);
-	fprintf(f, "\",kernel=\"");
-	prom_label_value(f, u.release);
-	fprintf(f, "\"} 1\n");
-	prom_family(f, "kdist_http_requests", "counter", "HTTP requests answered", om);
-	fprintf(f, "kdist_http_requests_total %" PRIu64 "\n", srv->http.requests);
-	prom_family(f, "kdist_http_rejected", "counter",
-		    "HTTP connections refused (too many, too long, too slow)", om);
-	fprintf(f, "kdist_http_rejected_total %" PRIu64 "\n", srv->http.rejected);
-	prom_family(f, "kdist_render_seconds", "gauge",
-		    "time the previous rendering of /metrics took (reading every measurement)", om);
-	fprintf(f, "kdist_render_seconds %.6f\n", srv->render_s);
+	prom_family(o, "process_cpu_seconds", "counter", "user and system CPU time of kdist", NULL);
+	prom_sample(o, NULL, 0, ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+				(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	prom_family(o, "process_resident_memory_bytes", "gauge", "resident memory of kdist", NULL);
+	prom_sample(o, NULL, 0, (double)rss * sysconf(_SC_PAGESIZE));
+	prom_family(o, "process_start_time_seconds", "gauge",
+		    "when kdist serve started (unix time)", NULL);
+	prom_sample(o, NULL, 0, srv->start_unix);
+	prom_family(o, "kdist_build", "info", "kdist's version and the running kernel", NULL);
+	prom_sample(o, build, 2, 1);
+	prom_family(o, "kdist_http_requests", "counter", "HTTP requests answered", NULL);
+	prom_sample(o, NULL, 0, (double)srv->http.requests);
+	prom_family(o, "kdist_http_rejected", "counter",
+		    "HTTP connections refused (too many, too long, too slow)", NULL);
+	prom_sample(o, NULL, 0, (double)srv->http.rejected);
+	prom_family(o, "kdist_render_seconds", "gauge",
+		    "time the previous rendering of /metrics took (reading every measurement)", NULL);
+	prom_sample(o, NULL, 0, srv->render_s);
+	if (srv->otlp) {
+		struct prom_label res = { "result", NULL };
+		uint64_t n[3];
+
+		otlp_counts(srv->otlp, &n[0], &n[1], &n[2]);
+		prom_family(o, "kdist_otlp_requests", "counter",
+			    "OTLP pushes: sent (accepted by the receiver), dropped (queue full or "
+			    "refused), failed (tries that failed, retried or dropped)", NULL);
+		for (int i = 0; i < 3; i++) {
+			res.value = (const char *[]){ "sent", "dropped", "failed" }[i];
+			prom_sample(o, &res, 1, (double)n[i]);
+		}
+	}
 }
 
-static struct http_body *render(void *ctx, bool om)
+/* Every measurement read once, its sources in *src and *ms (n of them,
+ * freed with sources_free).  0 or -errno, said. */
+static int sources_read(struct server *srv, struct prom_source **src, struct measurement **ms,
+			int *count)
+{
+	int n = 0, err = 0;
+
+	for (struct served *sv = srv->list; sv; sv = sv->next)
+		n++;
+	*ms = calloc(n ? n : 1, sizeof(**ms));
+	*src = calloc(n ? n : 1, sizeof(**src));
+	*count = 0;
+	if (!*ms || !*src)
+		return -ENOMEM;
+	for (struct served *sv = srv->list; sv; sv = sv->next) {
+		struct measurement *m = &(*ms)[*count];
+
+		err = sv->s.cmd->read(&sv->s, m);
+		if (err) {
+			measurement_clear(m);
+			kd_err("failed to read measurement '%s': %s", sv->name, strerror(-err));
+			return err;
+		}
+		(*src)[(*count)++] = (struct prom_source){
+			.name = sv->name, .m = m, .max_groups = sv->o.max_groups,
+			.b = sv->own_buckets ? &sv->b : m->kind == M_VALUE ? &srv->log2 :
+			     &srv->buckets };
+	}
+	return 0;
+}
+
+static void sources_free(struct prom_source *src, struct measurement *ms, int n)
+{
+	for (int i = 0; i < n; i++)
+		measurement_clear(&ms[i]);
+	free(ms);
+	free(src);
+}
+
+_Static_assert((int)HTTP_OPENMETRICS == (int)PROM_OPENMETRICS &&
+	       (int)HTTP_PROTOBUF == (int)PROM_PROTOBUF, "one order of formats");
+
+static struct http_body *render(void *ctx, enum http_format fmt)
 {
 	struct server *srv = ctx;
 	struct prom_source *src = NULL;
 	struct measurement *ms = NULL;
+	struct prom_out o = { .fmt = (enum prom_format)fmt };
 	uint64_t t0 = now_ns();
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f;
-	int n = 0, err = 0;
+	int n = 0, err;
 
-	if (srv->cache[om] && srv->cache[om]->refs > 1 && t0 - srv->cache_ns[om] < RENDER_REUSE_NS)
-		return http_body_get(srv->cache[om]);
-	for (struct served *sv = srv->list; sv; sv = sv->next)
-		n++;
-	ms = calloc(n ? n : 1, sizeof(*ms));
-	src = calloc(n ? n : 1, sizeof(*src));
-	f = open_memstream(&buf, &len);
-	if (!ms || !src || !f) {
-		free(ms);
-		free(src);
-		if (f)
-			fclose(f);
-		free(buf);
-		return NULL;
-	}
-	n = 0;
-	for (struct served *sv = srv->list; sv && !err; sv = sv->next) {
-		err = sv->s.cmd->read(&sv->s, &ms[n]);
-		if (err) {
-			kd_err("failed to read measurement '%s': %s", sv->name, strerror(-err));
-			break;
-		}
-		src[n] = (struct prom_source){
-			.name = sv->name, .m = &ms[n], .max_groups = sv->o.max_groups,
-			.b = sv->own_buckets ? &sv->b : ms[n].kind == M_VALUE ? &srv->log2 :
-			     &srv->buckets };
-		n++;
-	}
+	if (srv->cache[fmt] && srv->cache[fmt]->refs > 1 &&
+	    t0 - srv->cache_ns[fmt] < RENDER_REUSE_NS)
+		return http_body_get(srv->cache[fmt]);
+	err = sources_read(srv, &src, &ms, &n);
+	if (!err && fmt != HTTP_PROTOBUF && !(o.f = open_memstream(&buf, &len)))
+		err = -ENOMEM;
 	if (!err) {
-		prom_write(f, src, n, om);
-		write_process(f, srv, om);
-		if (om)
-			fputs("# EOF\n", f);
+		prom_write(&o, src, n);
+		write_process(&o, srv);
+		err = prom_end(&o);
 	}
-	for (int i = 0; i < n + (err ? 1 : 0); i++)
-		measurement_clear(&ms[i]);
-	free(ms);
-	free(src);
-	if (fclose(f) || err) {
+	sources_free(src, ms, n);
+	if (o.f && fclose(o.f))
+		err = -ENOMEM;
+	if (fmt == HTTP_PROTOBUF) {
+		buf = (char *)o.pb.buf;
+		len = o.pb.len;
+	}
+	if (err) {
 		free(buf);
 		return NULL;
 	}
-	http_body_put(srv->cache[om]);
-	srv->cache[om] = http_body_new(buf, len, om ? HTTP_TYPE_OPENMETRICS : HTTP_TYPE_PROM);
-	srv->cache_ns[om] = now_ns();
-	srv->render_s = (srv->cache_ns[om] - t0) / 1e9;
-	return http_body_get(srv->cache[om]);
+	http_body_put(srv->cache[fmt]);
+	srv->cache[fmt] = http_body_new(buf, len, http_types[fmt]);
+	srv->cache_ns[fmt] = now_ns();
+	srv->render_s = (srv->cache_ns[fmt] - t0) / 1e9;
+	return http_body_get(srv->cache[fmt]);
+}
+
+/* --otlp: when its interval has passed, the measurements as one OTLP
+ * request, queued for the pusher; the ms until the next push. */
+static int otlp_tick(struct server *srv)
+{
+	struct prom_source *src = NULL;
+	struct measurement *ms = NULL;
+	uint64_t now = now_ns(), interval = srv->top->otlp_interval * 1e9;
+	struct pb req = { 0 };
+	char host[256] = "localhost";
+	int n = 0;
+
+	if (now < srv->otlp_next_ns)
+		return (int)((srv->otlp_next_ns - now + 999999) / 1000000);
+	srv->otlp_next_ns = now + interval;
+	gethostname(host, sizeof(host) - 1);
+	if (!sources_read(srv, &src, &ms, &n)) {
+		otlp_encode(&req, src, n, host, KDIST_VERSION, srv->start_unix * 1e9,
+			    unix_now() * 1e9);
+		if (!req.oom)
+			otlp_push(srv->otlp, &req);
+		pb_free(&req);
+	}
+	sources_free(src, ms, n);
+	return (int)(interval / 1000000);
 }
 
 /* SIGHUP with --web-config: a new file takes effect for new connections
@@ -704,6 +765,14 @@ static int serve_run(struct options *o)
 		err = webconfig_load(o->web_config, &srv.web);
 	if (!err && (srv.web.tls || srv.web.nusers))
 		srv.http.web = &srv.web;
+	if (!err && o->otlp) {
+		if (!o->otlp_interval)
+			o->otlp_interval = DEFAULT_OTLP_S;
+		srv.otlp = otlp_start(o->otlp, &err);
+	} else if (!err && o->otlp_interval) {
+		kd_err("bad option: --otlp-interval needs --otlp URL");
+		err = -EINVAL;
+	}
 	if (!err)
 		err = kdist_need_root();
 	if (err)
@@ -747,6 +816,11 @@ static int serve_run(struct options *o)
 		} else {
 			n = 3 + http_pollfds(&srv.http, pfd + 3, &timeout);
 		}
+		if (srv.otlp) {
+			int ms = otlp_tick(&srv);
+
+			timeout = timeout < 0 || ms < timeout ? ms : timeout;
+		}
 		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
 			err = -errno;
 			kd_err("failed to poll: %s", strerror(errno));
@@ -779,6 +853,7 @@ static int serve_run(struct options *o)
 		}
 	}
 out:
+	otlp_stop(srv.otlp);
 	if (srv.rl.running) {
 		pthread_join(srv.rl.thread, NULL);
 		list_free(srv.rl.list);
@@ -792,7 +867,7 @@ out:
 		waitpid(child, NULL, 0);
 	http_close(&srv.http);
 	webconfig_free(&srv.web);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NR_HTTP_FORMATS; i++)
 		http_body_put(srv.cache[i]);
 	list_free(srv.list);
 	if (sfd >= 0)
@@ -806,7 +881,8 @@ const struct command cmd_serve = {
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
 	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
-		OPT(RETIRE_AFTER) | OPT(ALLOW_HOST) | OPT(USER) | OPT(WEB_CONFIG),
+		OPT(RETIRE_AFTER) | OPT(ALLOW_HOST) | OPT(USER) | OPT(WEB_CONFIG) | OPT(OTLP) |
+		OPT(OTLP_INTERVAL),
 	.max_groups = 512,
 	.run = serve_run,
 };

@@ -117,10 +117,19 @@ static __always_inline void read_strs(void *ctx, const volatile struct tr_side *
 		if (i >= side->nstr)
 			break;
 		bpf_probe_read_kernel(&p, sizeof(p), ctx + s->off);
-		if (s->kind == TSTR_DATA_LOC)
+		/* a text longer than TRACE_STR_LEN - 1 is printed cut, and counted */
+		if (s->kind == TSTR_DATA_LOC) {
 			bpf_probe_read_kernel_str(str[i], TRACE_STR_LEN, ctx + (p & 0xffff));
-		else
-			bpf_probe_read_user_str(str[i], TRACE_STR_LEN, (void *)p);
+			if (((p >> 16) & 0xffff) > TRACE_STR_LEN)
+				drop(TDROP_STR_CUT);
+		} else if (bpf_probe_read_user_str(str[i], TRACE_STR_LEN, (void *)p) ==
+			   TRACE_STR_LEN) {
+			char next = 0;
+
+			bpf_probe_read_user(&next, 1, (void *)p + TRACE_STR_LEN - 1);
+			if (next)
+				drop(TDROP_STR_CUT);
+		}
 	}
 }
 

@@ -55,6 +55,7 @@ static const char *const drop_names[NR_TDROPS] = {
 	[TDROP_OUTPUT] = "output_dropped",
 	[TDROP_RATE] = "rate_limited",
 	[TDROP_ENTER_FULL] = "enter_table_full",
+	[TDROP_STR_CUT] = "text_cut",
 };
 
 /* Syscall records hold an int argument in 8 bytes (zero-extended): its
@@ -295,7 +296,8 @@ static int load(struct trace *t, struct options *o)
 	bpf_map__set_max_entries(t->skel->maps.events, TRACE_RING_BYTES);
 	bpf_program__set_autoload(t->skel->progs.trace_enter, t->cfg.enter);
 	bpf_map__set_autocreate(t->skel->maps.spill, false);	/* no groups here */
-	err = engine_load(&t->eng, t->skel->skeleton, drop_names, NR_TDROPS);
+	err = engine_load(&t->eng, t->skel->skeleton, drop_names,
+			  t->cfg.ev.nstr || t->cfg.ent.nstr ? NR_TDROPS : TDROP_STR_CUT);
 	if (err)
 		return err;
 	return events_add(bpf_map__fd(t->skel->maps.events), print_event, t);

@@ -67,6 +67,8 @@ enum trace_drop {
 	TDROP_OUTPUT,		/* ring buffer full */
 	TDROP_RATE,		/* over --max-rate */
 	TDROP_ENTER_FULL,	/* sys_enter record table full */
+	TDROP_STR_CUT,		/* a text longer than TRACE_STR_LEN - 1, printed cut
+				 * (counted where texts are read) */
 	NR_TDROPS,
 };
 

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Paths through the kernel's types, resolved against its BTF (btfpath.h). */
+#include "kernel/btfpath.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#define ARGS_MAX 6
+#define IDENT "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"	/* the arguments the BPF side reads (pair.bpf.c raw_arg) */
+
+static struct btf *vmlinux;
+
+static struct btf *kernel_btf(void)
+{
+	if (!vmlinux) {
+		vmlinux = btf__load_vmlinux_btf();
+		if (!vmlinux) {
+			vmlinux = NULL;
+			kd_err("failed to read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			       strerror(errno));
+		}
+	}
+	return vmlinux;
+}
+
+bool btfpath_is_path(const char *expr)
+{
+	return strstr(expr, "->") || strchr(expr, '.') || strchr(expr, '[');
+}
+
+/* Through typedefs, const, volatile and restrict. */
+static const struct btf_type *bare(const struct btf *b, __u32 id, __u32 *out)
+{
+	const struct btf_type *t = btf__type_by_id(b, id);
+
+	while (t && (btf_is_typedef(t) || btf_is_const(t) || btf_is_volatile(t) ||
+		     btf_is_restrict(t) || btf_is_type_tag(t))) {
+		id = t->type;
+		t = btf__type_by_id(b, id);
+	}
+	if (out)
+		*out = id;
+	return t;
+}
+
+/* The C spelling of type id, e.g. "struct task_struct *". */
+static void type_name(const struct btf *b, __u32 id, char *buf, size_t size)
+{
+	const struct btf_type *t = btf__type_by_id(b, id);
+	const char *kind = "";
+	int stars = 0;
+
+	while (t && (btf_is_ptr(t) || btf_is_const(t) || btf_is_volatile(t) ||
+		     btf_is_restrict(t) || btf_is_type_tag(t))) {
+		stars += btf_is_ptr(t);
+		t = btf__type_by_id(b, t->type);
+	}
+	if (!t) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	if (btf_is_array(t) && !stars) {
+		char el[48];
+
+		type_name(b, btf_array(t)->type, el, sizeof(el));
+		snprintf(buf, size, "%s[%u]", el, btf_array(t)->nelems);
+		return;
+	}
+	if (btf_is_struct(t))
+		kind = "struct ";
+	else if (btf_is_union(t))
+		kind = "union ";
+	else if (btf_is_enum(t) || btf_is_enum64(t))
+		kind = "enum ";
+	snprintf(buf, size, "%s%s%s%.*s", kind, *btf__name_by_offset(b, t->name_off) || kind[0] ?
+		 btf__name_by_offset(b, t->name_off) : "void", stars ? " " : "", stars,
+		 "********");
+	if (kind[0] && !*btf__name_by_offset(b, t->name_off))
+		snprintf(buf, size, "%s(anonymous)%s%.*s", kind, stars ? " " : "", stars, "********");
+}
+
+/* Whether two prototypes name their parameters alike. */
+static bool same_names(const struct btf *b, const struct btf_type *x, const struct btf_type *y)
+{
+	for (int i = 0; i < btf_vlen(x); i++)
+		if (strcmp(btf__name_by_offset(b, btf_params(x)[i].name_off),
+			   btf__name_by_offset(b, btf_params(y)[i].name_off)))
+			return false;
+	return true;
+}
+
+/* The FUNC_PROTO whose parameters name the arguments, and how many leading
+ * ones are not arguments (a raw tracepoint's __data).  A tracepoint defined
+ * by a class (DEFINE_EVENT) has its names on the class's __bpf_trace_
+ * function: the one whose parameter types are the tracepoint's
+ * (btf_trace_NAME), preferring the longest class name that begins the
+ * tracepoint's name, else the one all such functions agree on. */
+static const struct btf_type *args_proto(const struct btf *b, enum btf_args_of of,
+					 const char *name, int *skip)
+{
+	const struct btf_type *t, *want, *best = NULL, *any = NULL;
+	bool any_ok = true;
+	char buf[256];
+	size_t best_len = 0;
+	int id, n;
+
+	*skip = 0;
+	if (of == BTF_ARGS_FUNC) {
+		id = btf__find_by_name_kind(b, name, BTF_KIND_FUNC);
+		return id > 0 ? btf__type_by_id(b, btf__type_by_id(b, id)->type) : NULL;
+	}
+	*skip = 1;
+	snprintf(buf, sizeof(buf), "__bpf_trace_%s", name);
+	id = btf__find_by_name_kind(b, buf, BTF_KIND_FUNC);
+	if (id > 0)
+		return btf__type_by_id(b, btf__type_by_id(b, id)->type);
+	snprintf(buf, sizeof(buf), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(b, buf, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return NULL;
+	t = btf__type_by_id(b, btf__type_by_id(b, id)->type);	/* the pointer */
+	want = t && btf_is_ptr(t) ? btf__type_by_id(b, t->type) : NULL;
+	if (!want || !btf_is_func_proto(want))
+		return NULL;
+	n = btf__type_cnt(b);
+	for (id = 1; id < n; id++) {
+		const char *fn;
+		const struct btf_param *a, *w;
+		size_t len;
+		bool same = true;
+
+		t = btf__type_by_id(b, id);
+		if (!btf_is_func(t))
+			continue;
+		fn = btf__name_by_offset(b, t->name_off);
+		if (strncmp(fn, "__bpf_trace_", 12))
+			continue;
+		fn += 12;
+		len = strlen(fn);
+		t = btf__type_by_id(b, t->type);
+		if (!t || btf_vlen(t) != btf_vlen(want))
+			continue;
+		a = btf_params(t);
+		w = btf_params(want);
+		for (int i = 0; i < btf_vlen(t) && same; i++)
+			same = a[i].type == w[i].type;
+		if (!same)
+			continue;
+		if (!strncmp(name, fn, len) && len > best_len) {
+			best = t;
+			best_len = len;
+		}
+		/* else a class named otherwise (block_rq_completion of
+		 * block_rq_complete): taken if every such one names alike */
+		if (!any)
+			any = t;
+		else if (!same_names(b, any, t))
+			any_ok = false;
+	}
+	return best ? best : any_ok ? any : NULL;
+}
+
+/* Member `m` of struct/union s (anonymous members searched through), its
+ * type and byte offset; NULL if none.  *bits: a bitfield. */
+static const struct btf_member *find_member(const struct btf *b, const struct btf_type *s,
+					    const char *m, unsigned int *off, bool *bits)
+{
+	const struct btf_member *mem = btf_members(s);
+
+	for (int i = 0; i < btf_vlen(s); i++, mem++) {
+		const char *n = btf__name_by_offset(b, mem->name_off);
+		unsigned int bit = btf_member_bit_offset(s, i);
+
+		if (!*n) {
+			const struct btf_type *in = bare(b, mem->type, NULL);
+			const struct btf_member *r;
+			unsigned int o;
+
+			if (in && (btf_is_struct(in) || btf_is_union(in)) &&
+			    (r = find_member(b, in, m, &o, bits))) {
+				*off = bit / 8 + o;
+				return r;
+			}
+			continue;
+		}
+		if (!strcmp(n, m)) {
+			*off = bit / 8;
+			*bits = btf_member_bitfield_size(s, i) || bit % 8;
+			return mem;
+		}
+	}
+	return NULL;
+}
+
+static int bad(const char *what, const char *expr, const char *why)
+{
+	kd_err("bad field '%s' of %s: %s", expr, what, why);
+	return -EINVAL;
+}
+
+/* The argument a path starts from: by name, or argN. */
+static int find_arg(const struct btf *b, const struct btf_type *proto, int skip,
+		    const char *base, __u32 *type)
+{
+	const struct btf_param *a = btf_params(proto);
+	int n = btf_vlen(proto) - skip;
+	unsigned int idx;
+	char extra;
+
+	if (sscanf(base, "arg%u%c", &idx, &extra) == 1)
+		return (int)idx < n ? (*type = a[skip + idx].type, (int)idx) : -1;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(btf__name_by_offset(b, a[skip + i].name_off), base)) {
+			*type = a[skip + i].type;
+			return i;
+		}
+	return -1;
+}
+
+/* The argument names of proto, for a message. */
+static void arg_names(const struct btf *b, const struct btf_type *proto, int skip, char *buf,
+		      size_t size)
+{
+	const struct btf_param *a = btf_params(proto);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = skip; i < btf_vlen(proto) && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i > skip ? ", " : "",
+				btf__name_by_offset(b, a[i].name_off));
+}
+
+/* How the value of type id is read and printed at the end of a path. */
+static int final_read(const struct btf *b, __u32 id, bool in_mem, struct kpath *p,
+		      struct kpath_type *t, const char *what, const char *expr)
+{
+	const struct btf_type *ty = bare(b, id, &id), *el;
+	char msg[160];
+
+	type_name(b, id, t->name, sizeof(t->name));
+	if (!ty)
+		return bad(what, expr, "its type is not in the kernel's BTF");
+	if (btf_is_array(ty)) {
+		el = bare(b, btf_array(ty)->type, NULL);
+		if (!in_mem || !el || !btf_is_int(el) || el->size != 1) {
+			snprintf(msg, sizeof(msg), "%s is an array: name an element ([i])", t->name);
+			return bad(what, expr, msg);
+		}
+		p->final = KPATH_STR_ARRAY;
+		p->len = btf_array(ty)->nelems;
+		t->show = KSHOW_STR;
+		snprintf(t->name, sizeof(t->name), "char[%u]", p->len);
+		return 0;
+	}
+	if (btf_is_ptr(ty)) {
+		el = bare(b, ty->type, NULL);
+		p->size = 8;
+		t->show = KSHOW_HEX;
+		if (in_mem && el && btf_is_int(el) && el->size == 1) {
+			p->final = KPATH_STR_PTR;
+			t->show = KSHOW_STR;
+		}
+		return 0;
+	}
+	if (btf_is_int(ty) || btf_is_enum(ty) || btf_is_enum64(ty)) {
+		if (ty->size != 1 && ty->size != 2 && ty->size != 4 && ty->size != 8) {
+			snprintf(msg, sizeof(msg), "%u-byte numbers are not read", ty->size);
+			return bad(what, expr, msg);
+		}
+		p->size = ty->size;
+		if (btf_is_int(ty)) {
+			p->is_signed = !!(btf_int_encoding(ty) & BTF_INT_SIGNED);
+			t->show = p->is_signed ? KSHOW_SIGNED : KSHOW_UNSIGNED;
+		} else {
+			p->is_signed = btf_kflag(ty);
+			t->show = KSHOW_ENUM;
+			t->enum_id = id;
+		}
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "%s is not a number, text or pointer: name a member", t->name);
+	return bad(what, expr, msg);
+}
+
+/* Through the pointer at *off (or, not in memory yet, the argument itself):
+ * one more read for the BPF side; false past KPATH_MAX_DEREF. */
+static bool through(struct kpath *p, unsigned int *off, bool *in_mem)
+{
+	if (*in_mem) {
+		if (p->nderef == KPATH_MAX_DEREF)
+			return false;
+		p->off[p->nderef++] = *off;
+	}
+	*off = 0;
+	*in_mem = true;
+	return true;
+}
+
+int btfpath_resolve(enum btf_args_of of, const char *name, const char *what, const char *expr,
+		    struct kpath *p, struct kpath_type *t, bool *whole_arg)
+{
+	const struct btf *b;
+	const struct btf_type *proto, *ty;
+	char base[64], member[64], msg[256], names[160];
+	const char *s = expr;
+	bool in_mem = false;
+	unsigned int off = 0;
+	__u32 id;
+	int skip, arg, n;
+
+	memset(p, 0, sizeof(*p));
+	memset(t, 0, sizeof(*t));
+	*whole_arg = false;
+	n = strspn(s, IDENT);
+	if (!n || n >= (int)sizeof(base))
+		return btfpath_is_path(expr) ? bad(what, expr, "expected NAME->member...") : 1;
+	snprintf(base, sizeof(base), "%.*s", n, s);
+	s += n;
+	b = kernel_btf();
+	if (!b)
+		return -ENOENT;
+	proto = args_proto(b, of, name, &skip);
+	if (!proto) {
+		if (!btfpath_is_path(expr))
+			return 1;
+		snprintf(msg, sizeof(msg), "the kernel's BTF has no argument types of %s", name);
+		return bad(what, expr, msg);
+	}
+	arg = find_arg(b, proto, skip, base, &id);
+	if (arg < 0) {
+		if (!btfpath_is_path(expr))
+			return 1;
+		arg_names(b, proto, skip, names, sizeof(names));
+		snprintf(msg, sizeof(msg), "no argument '%s' (its arguments: %s)", base, names);
+		return bad(what, expr, msg);
+	}
+	if (arg >= ARGS_MAX) {
+		snprintf(msg, sizeof(msg), "argument %d of %d: only the first %d are read", arg + 1,
+			 btf_vlen(proto) - skip, ARGS_MAX);
+		return bad(what, expr, msg);
+	}
+	p->arg = arg;
+	while (*s) {
+		bool arrow = !strncmp(s, "->", 2);
+
+		type_name(b, id, names, sizeof(names));
+		ty = bare(b, id, &id);
+		if (*s == '[') {
+			char *end;
+			unsigned long i = strtoul(s + 1, &end, 0);
+
+			if (end == s + 1 || *end != ']')
+				return bad(what, expr, "expected [NUMBER]");
+			s = end + 1;
+			if (ty && btf_is_array(ty) && in_mem) {
+				if (i >= btf_array(ty)->nelems) {
+					snprintf(msg, sizeof(msg), "index %lu past the %u elements of %s",
+						 i, btf_array(ty)->nelems, names);
+					return bad(what, expr, msg);
+				}
+				id = btf_array(ty)->type;
+			} else if (ty && btf_is_ptr(ty)) {
+				if (!through(p, &off, &in_mem))
+					goto deep;
+				id = ty->type;
+			} else {
+				snprintf(msg, sizeof(msg), "%s is neither an array nor a pointer", names);
+				return bad(what, expr, msg);
+			}
+			n = btf__resolve_size(b, id);
+			if (n <= 0)
+				return bad(what, expr, "an element of unknown size");
+			off += i * n;
+			continue;
+		}
+		if (!arrow && *s != '.')
+			return bad(what, expr, "expected ->member, .member or [index]");
+		s += arrow ? 2 : 1;
+		n = strspn(s, IDENT);
+		if (!n || n >= (int)sizeof(member))
+			return bad(what, expr, "expected a member name");
+		snprintf(member, sizeof(member), "%.*s", n, s);
+		s += n;
+		if (arrow) {
+			if (!ty || !btf_is_ptr(ty)) {
+				snprintf(msg, sizeof(msg), "'->%s' on %s, not a pointer (use '.')",
+					 member, names);
+				return bad(what, expr, msg);
+			}
+			if (!through(p, &off, &in_mem))
+				goto deep;
+			type_name(b, ty->type, names, sizeof(names));
+			ty = bare(b, ty->type, &id);
+		} else if (!in_mem || (ty && btf_is_ptr(ty))) {
+			snprintf(msg, sizeof(msg), "'.%s' on %s, a pointer (use '->')", member, names);
+			return bad(what, expr, msg);
+		}
+		if (!ty || (!btf_is_struct(ty) && !btf_is_union(ty))) {
+			snprintf(msg, sizeof(msg), "%s has no members (looking for '%s')", names,
+				 member);
+			return bad(what, expr, msg);
+		}
+		{
+			unsigned int moff = 0;
+			bool bits = false;
+			const struct btf_member *m = find_member(b, ty, member, &moff, &bits);
+
+			if (!m) {
+				snprintf(msg, sizeof(msg), "%s has no member '%s'", names, member);
+				return bad(what, expr, msg);
+			}
+			if (bits) {
+				snprintf(msg, sizeof(msg), "'%s' of %s is a bitfield, not read",
+					 member, names);
+				return bad(what, expr, msg);
+			}
+			off += moff;
+			id = m->type;
+		}
+	}
+	p->off[p->nderef] = off;
+	*whole_arg = !in_mem;
+	return final_read(b, id, in_mem, p, t, what, expr);
+deep:
+	snprintf(msg, sizeof(msg), "more than %d pointers to follow", KPATH_MAX_DEREF);
+	return bad(what, expr, msg);
+}
+
+const char *btfpath_enum_name(int enum_id, long long v)
+{
+	const struct btf *b = kernel_btf();
+	const struct btf_type *t = b ? btf__type_by_id(b, enum_id) : NULL;
+
+	if (t && btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (e[i].val == (__s32)v)
+				return btf__name_by_offset(b, e[i].name_off);
+	} else if (t && btf_is_enum64(t)) {
+		const struct btf_enum64 *e = btf_enum64(t);
+
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (btf_enum64_value(&e[i]) == (__u64)v)
+				return btf__name_by_offset(b, e[i].name_off);
+	}
+	return NULL;
+}
+
+const char *btfpath_enum_value_name(const char *enum_name, long long v)
+{
+	const struct btf *b = kernel_btf();
+	int id = b ? btf__find_by_name_kind(b, enum_name, BTF_KIND_ENUM) : -1;
+
+	if (id <= 0 && b)
+		id = btf__find_by_name_kind(b, enum_name, BTF_KIND_ENUM64);
+	return id > 0 ? btfpath_enum_name(id, v) : NULL;
+}

@@ -130,6 +130,7 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_OTLP] = { "otlp", 0, "URL", "also push the measurements to an OpenTelemetry receiver, OTLP/HTTP protobuf (http://HOST:PORT/PATH)" },
 	[O_OTLP_INTERVAL] = { "otlp-interval", 0, "SECONDS", "push to --otlp every SECONDS (default 10)" },
 	[O_ALLOW_HOST] = { "allow-host", 0, "NAMES", "without authentication, also answer requests for these host names (comma-separated)" },
+	[O_BTF] = { "btf", 0, "FILE", "the kernel's types from FILE, for a kernel without /sys/kernel/btf/vmlinux", "@file" },
 	[O_VERBOSE] = { "verbose", 'v', NULL, "say what is attached and how; libbpf's log" },
 	[O_HELP] = { "help", 'h', NULL, "this help" },
 };
@@ -553,6 +554,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_ALLOW_HOST: o->allow_hosts = arg; break;
 	case O_USER: o->user = arg; break;
 	case O_WEB_CONFIG: o->web_config = arg; break;
+	case O_BTF: kd_btf_file = arg; break;
 	case O_OTLP: o->otlp = arg; break;
 	case O_OTLP_INTERVAL: o->otlp_interval = d; break;
 	case O_VERBOSE: kd_verbose_level++; break;

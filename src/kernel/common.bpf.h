@@ -12,6 +12,7 @@
 
 #include "kernel/stacks.h"	/* STACK_DEPTH, shared with the user side */
 #include "kernel/spill.h"
+#include "kernel/copy.h"
 
 /* errno values the helpers return (vmlinux.h has no macros) */
 #ifndef E2BIG
@@ -109,6 +110,16 @@ static __always_inline void spill_event(const void *key, __u32 key_size, __u64 v
 	r->key_size = key_size;
 	__builtin_memcpy(r + 1, key, key_size);
 	bpf_ringbuf_submit(r, 0);
+}
+
+/* This copy's number (kernel/copy.h): PROG_COPY_MARK where the program was
+ * not copied.  One load in asm, so that the mark stays an immediate. */
+static __always_inline __u32 copy_id(void)
+{
+	__u64 id;
+
+	asm volatile("%0 = %1" : "=r"(id) : "i"(PROG_COPY_MARK));
+	return id;
 }
 
 /* A stack trace map of STACK_DEPTH frames per entry, max_entries resized

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BPF session layer: see engine.h. */
 #include "kernel/engine.h"
+#include "kernel/feature.h"
 #include "kernel/filter.h"
 #include "model/hist.h"
 #include "model/measure.h"
@@ -14,6 +15,8 @@
 #include <signal.h>
 #include <time.h>
 #include <sys/epoll.h>
+#include <sys/utsname.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -231,10 +234,66 @@ static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
 	return share;
 }
 
+/* Where a kernel's types are looked for when it has no BTF of its own:
+ * kdist's folder of BTF files by release (BTFHub's naming), then the
+ * places libbpf reads an ELF vmlinux from (a debug package's). */
+static const char *const btf_paths[] = {
+	"/var/lib/kdist/btf/%1$s.btf",
+	"/boot/vmlinux-%1$s",
+	"/lib/modules/%1$s/vmlinux-%1$s",
+	"/lib/modules/%1$s/build/vmlinux",
+	"/usr/lib/modules/%1$s/kernel/vmlinux",
+	"/usr/lib/debug/boot/vmlinux-%1$s",
+	"/usr/lib/debug/boot/vmlinux-%1$s.debug",
+	"/usr/lib/debug/lib/modules/%1$s/vmlinux",
+};
+static int btf_err;
+
+const struct bpf_object_open_opts *engine_open_opts(void)
+{
+	static char path[PATH_MAX];
+	static struct bpf_object_open_opts o;
+	struct utsname u;
+
+	if (o.sz)
+		return &o;
+	o.sz = sizeof(o);
+	if (kd_btf_file) {
+		if (access(kd_btf_file, R_OK)) {
+			kd_err("bad --btf %s: %s", kd_btf_file, strerror(errno));
+			kd_bad_input = true;
+			btf_err = -EINVAL;
+		}
+		o.btf_custom_path = kd_btf_file;
+		return &o;
+	}
+	if (!access("/sys/kernel/btf/vmlinux", R_OK) || uname(&u))
+		return &o;
+	for (size_t i = 0; i < ARRAY_SIZE(btf_paths); i++) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(path, sizeof(path), btf_paths[i], u.release);
+#pragma GCC diagnostic pop
+		if (!access(path, R_OK)) {
+			kd_info("the kernel's types from %s (no /sys/kernel/btf/vmlinux)", path);
+			o.btf_custom_path = path;
+			return &o;
+		}
+	}
+	kd_err("failed to find the kernel's types: no /sys/kernel/btf/vmlinux "
+	       "(CONFIG_DEBUG_INFO_BTF) and no /var/lib/kdist/btf/%s.btf: give one with "
+	       "--btf FILE (BTFHub's archive, or pahole -J of the debug package's vmlinux; "
+	       "docs/kernels.md)", u.release);
+	btf_err = -ENOENT;
+	return &o;
+}
+
 int engine_opened(const void *skel)
 {
 	int err = errno;
 
+	if (skel && btf_err)
+		return btf_err;
 	if (skel)
 		return 0;
 	kd_err("failed to open the BPF object: %s", strerror(err));
@@ -399,6 +458,34 @@ static void spill_size(struct bpf_object *obj)
 	bpf_map__set_max_entries(ring, bytes);
 }
 
+/* What older kernels need of an object before it loads.  A map the kernel
+ * cannot create fails the whole load: without task storage maps (Linux
+ * 5.11) every command keeps its per-thread state in a tid-keyed hash
+ * (cfg.task_storage is off, feature.c says so), and the object's task
+ * storage maps, then unused, become one-entry hashes the kernel has.
+ * perf_event programs take only preallocated hashes before Linux 6.1. */
+static void maps_fit_kernel(struct bpf_object *obj)
+{
+	bool perf = false, prealloc;
+	struct bpf_program *p;
+	struct bpf_map *m;
+
+	bpf_object__for_each_program(p, obj)
+		perf |= bpf_program__autoload(p) && bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT;
+	prealloc = perf && !feature_has(FEAT_PERF_NOPREALLOC, NULL);
+	bpf_object__for_each_map(m, obj) {
+		enum bpf_map_type t = bpf_map__type(m);
+
+		if (t == BPF_MAP_TYPE_TASK_STORAGE && !feature_has(FEAT_TASK_STORAGE_MAP, NULL)) {
+			bpf_map__set_type(m, BPF_MAP_TYPE_HASH);
+			bpf_map__set_map_flags(m, 0);
+			bpf_map__set_max_entries(m, 1);
+		} else if (prealloc && (t == BPF_MAP_TYPE_HASH || t == BPF_MAP_TYPE_PERCPU_HASH)) {
+			bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+		}
+	}
+}
+
 int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 		const char *const *drop_names, int ndrops)
 {
@@ -411,6 +498,7 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	if (e->ncpu <= 0)
 		return e->ncpu ? e->ncpu : -ENODEV;
 	spill_size(*s->obj);
+	maps_fit_kernel(*s->obj);
 	err = task_filter_load(*s->obj);
 	if (!err)
 		err = bpf_object__load_skeleton(s);

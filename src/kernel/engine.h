@@ -85,6 +85,11 @@ struct engine {
 /* Whether the engines opened from now on keep BPF run-time statistics
  * (kdist's cost: JSON, HTML, serve, -v); on unless turned off. */
 void engine_stats_wanted(bool on);
+/* The open options of every BPF object: the kernel's types for CO-RE from
+ * --btf FILE, or where the kernel has no /sys/kernel/btf/vmlinux from the
+ * first file of the search path (docs/kernels.md).  When there is none it
+ * says so in one line and engine_opened() fails, before anything loads. */
+const struct bpf_object_open_opts *engine_open_opts(void);
 int engine_opened(const void *skel);
 /* Load the opened skeleton s (skel->skeleton) and get ready to read it:
  * drop_names[0..ndrops) name the entries of its `drops` map.  Enables BPF

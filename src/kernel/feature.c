@@ -23,15 +23,17 @@ static const char *const names[NR_FEATURES] = {
 	[FEAT_KPROBE] = "kprobes",
 	[FEAT_KPROBE_MULTI] = "kprobe.multi",
 	[FEAT_FENTRY] = "fentry/fexit",
-	[FEAT_FENTRY_COOKIE] = "fentry/fexit cookies",
+	[FEAT_ATTACH_COOKIE] = "attach cookies (kprobes, uprobes)",
 	[FEAT_UPROBE] = "uprobes",
 	[FEAT_PERF_SAMPLING] = "perf_event sampling (cpu-clock)",
 	[FEAT_STACK_MAP] = "stack trace maps",
+	[FEAT_TASK_STORAGE_MAP] = "task storage maps",
 	[FEAT_TASK_STORAGE_TP] = "task storage in tracepoint programs",
 	[FEAT_TASK_STORAGE_KPROBE] = "task storage in kprobe programs",
 	[FEAT_TASK_STORAGE_FENTRY] = "task storage in fentry programs",
 	[FEAT_RINGBUF] = "ring buffer",
 	[FEAT_ATOMICS] = "atomic fetch-add and compare-and-swap",
+	[FEAT_PERF_NOPREALLOC] = "run-time hashes in perf_event programs",
 };
 
 const char *feature_name(enum feature f)
@@ -129,35 +131,6 @@ static bool probe_atomics(const char **why)
 	return true;
 }
 
-/* An fentry link with a cookie that the program reads (Linux 5.19): func
- * tells its functions apart by the cookie, as with kprobe.multi. */
-static bool probe_fentry_cookie(const char **why)
-{
-	/* r0 = bpf_get_attach_cookie(ctx); r0 = 0; exit */
-	const struct bpf_insn insns[] = {
-		{ .code = 0x85, .imm = BPF_FUNC_get_attach_cookie },
-		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
-		{ .code = 0x95 },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY);
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .tracing.cookie = 1);
-	int fd, lfd;
-
-	o.attach_btf_id = vmlinux_type_id("vfs_read", BTF_KIND_FUNC);
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, ARRAY_SIZE(insns), &o);
-	if (fd < 0) {
-		*why = "bpf_get_attach_cookie not allowed in fentry programs (Linux 5.19)";
-		return false;
-	}
-	lfd = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, &lo);
-	if (lfd < 0)
-		*why = "no cookie on fentry links (Linux 5.19)";
-	else
-		close(lfd);
-	close(fd);
-	return lfd >= 0;
-}
-
 /* bpf_task_storage_get(map, current, 0, 0) in an fentry program on
  * vfs_read (Linux 5.11 for tracing programs).  libbpf's helper probe does
  * not load tracing programs; a task storage map needs BTF for its key and
@@ -201,6 +174,33 @@ static bool probe_task_storage_fentry(const char **why)
 		close(mfd);
 	}
 	btf__free(b);
+	return fd >= 0;
+}
+
+/* A perf_event program that uses a hash map allocated at run time
+ * (BPF_F_NO_PREALLOC): refused before Linux 6.1 (bpf_mem_alloc), where such
+ * a program must use preallocated hashes. */
+static bool probe_perf_noprealloc(const char **why)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_NO_PREALLOC);
+	int mfd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, 4, 4, 1, &mo), fd;
+
+	if (mfd < 0) {
+		*why = strerror(errno);
+		return false;
+	}
+	const struct bpf_insn insns[] = {
+		{ .code = 0x18, .dst_reg = 1, .src_reg = 1, .imm = mfd },	/* r1 = map */
+		{ 0 },
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+		{ .code = 0x95 },
+	};
+	fd = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, NULL, "GPL", insns, ARRAY_SIZE(insns), NULL);
+	if (fd < 0)
+		*why = "preallocated hashes only (Linux 6.1)";
+	else
+		close(fd);
+	close(mfd);
 	return fd >= 0;
 }
 
@@ -273,12 +273,15 @@ static bool probe(enum feature f, const char **why)
 			return false;
 		}
 		return try_attach_tracing(BPF_TRACE_FENTRY, id, 0, why);
-	case FEAT_FENTRY_COOKIE:
-		if (!feature_has(FEAT_FENTRY, why))
-			return false;
-		return probe_fentry_cookie(why);
+	case FEAT_ATTACH_COOKIE:
+		r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL);
+		if (r <= 0)
+			*why = "no bpf_get_attach_cookie (Linux 5.15)";
+		return r > 0;
 	case FEAT_PERF_SAMPLING:
 		return probe_perf_sampling(why);
+	case FEAT_PERF_NOPREALLOC:
+		return probe_perf_noprealloc(why);
 	case FEAT_STACK_MAP:
 		r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_STACK_TRACE, NULL);
 		if (r <= 0)
@@ -290,6 +293,11 @@ static bool probe(enum feature f, const char **why)
 		r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL);
 		if (r <= 0)
 			*why = "map type not supported";
+		return r > 0;
+	case FEAT_TASK_STORAGE_MAP:
+		r = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL);
+		if (r <= 0)
+			*why = "map type not supported (Linux 5.11)";
 		return r > 0;
 	case FEAT_TASK_STORAGE_FENTRY:
 		if (!feature_has(FEAT_FENTRY, why))

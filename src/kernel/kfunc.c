@@ -5,11 +5,19 @@
 #include "lib/util.h"
 #include "lib/progress.h"
 
+#include "kernel/copy.h"
+
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 bool stop_requested(void)
@@ -27,6 +35,106 @@ struct bpf_link *kfunc_attach_one(struct bpf_program *prog, const char *name, bo
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = retprobe, .bpf_cookie = cookie);
 
 	return bpf_program__attach_kprobe_opts(prog, name, &ko);
+}
+
+int kfunc_prog_copy(struct bpf_program *tpl, uint32_t id, int btf_id, int obj_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, lo,
+		    .expected_attach_type = bpf_program__expected_attach_type(tpl),
+		    .attach_btf_id = btf_id, .attach_btf_obj_fd = obj_fd);
+	/* the template's instructions as loaded: relocated, map fds in */
+	size_t n = bpf_program__insn_cnt(tpl);
+	struct bpf_insn *in = malloc(n * sizeof(*in));
+	int fd;
+
+	if (!in)
+		return -ENOMEM;
+	memcpy(in, bpf_program__insns(tpl), n * sizeof(*in));
+	for (size_t i = 0; i < n; i++)
+		if (in[i].code == (BPF_ALU64 | BPF_MOV | BPF_K) && in[i].imm == PROG_COPY_MARK)
+			in[i].imm = id;
+	fd = bpf_prog_load(bpf_program__type(tpl), bpf_program__name(tpl), "GPL", in, n, &lo);
+	fd = fd < 0 ? -errno : fd;
+	free(in);
+	return fd;
+}
+
+/* A number read from a file of PMU pmu: its type, or the bit of its
+ * retprobe flag ("config:0"); -errno. */
+static int pmu_number(const char *pmu, const char *file, const char *prefix)
+{
+	char p[128], *text;
+	long v;
+
+	snprintf(p, sizeof(p), "/sys/bus/event_source/devices/%s/%s", pmu, file);
+	if (read_file(p, &text, NULL))
+		return -ENOENT;
+	v = strncmp(text, prefix, strlen(prefix)) ? -1 : strtol(text + strlen(prefix), NULL, 10);
+	free(text);
+	return v < 0 || v > 63 ? -EINVAL : (int)v;
+}
+
+int kfunc_perf_probe(int prog_fd, bool uprobe, bool ret, const char *name, uint64_t offset,
+		     int pid)
+{
+	const char *pmu = uprobe ? "uprobe" : "kprobe";
+	int type = pmu_number(pmu, "type", ""), bit = pmu_number(pmu, "format/retprobe", "config:");
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.sample_period = 1,
+		.wakeup_events = 1,
+		.config1 = (uint64_t)(unsigned long)name,	/* kprobe_func, uprobe_path */
+		.config2 = offset,
+	};
+	int fd;
+
+	if (type < 0 || bit < 0)
+		return type < 0 ? type : bit;
+	a.type = type;
+	a.config = ret ? 1ULL << bit : 0;
+	/* a kprobe's program runs on every CPU: the event names one */
+	fd = syscall(__NR_perf_event_open, &a, pid > 0 ? pid : -1, pid > 0 ? -1 : 0, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+bool kfunc_attach_copies(struct engine *e, struct bpf_program *entry, struct bpf_program *ret,
+			 uint32_t id, const char *name, const char *path, uint64_t offset, int pid)
+{
+	struct bpf_program *prog[2] = { ret, entry };
+	int pfd[2] = { -1, -1 }, efd[2] = { -1, -1 }, err = 0, k;
+
+	for (k = 0; k < 2 && !err; k++) {
+		if (!prog[k])
+			continue;
+		pfd[k] = kfunc_prog_copy(prog[k], id, 0, 0);
+		err = pfd[k] < 0 ? pfd[k] : 0;
+		if (!err)
+			efd[k] = kfunc_perf_probe(pfd[k], !!path, !k, path ? path : name, offset, pid);
+		err = err ? err : efd[k] < 0 ? efd[k] : 0;
+	}
+	if (err)
+		kd_info("skipping %s: %s%s: %s", name, path ? "u" : "k", k == 1 ? "retprobe" : "probe",
+			strerror(-err));
+	for (k = 0; k < 2; k++) {
+		if (err || pfd[k] < 0 || efd[k] < 0) {
+			if (efd[k] >= 0)
+				close(efd[k]);
+			if (pfd[k] >= 0)
+				close(pfd[k]);
+		} else if (engine_fd(e, efd[k], false) || engine_fd(e, pfd[k], true)) {
+			err = -ENOMEM;
+		}
+	}
+	return !err;
 }
 
 void kfunc_attach_error(const char *what, int err)
@@ -168,6 +276,12 @@ int kfunc_attach(const struct kfunc_req *r, bool *ok, struct engine_links *links
 		if (stop_requested())
 			return -EINTR;	/* links stay for engine_links_destroy() */
 		progress_add(r->progress, 1);
+		if (r->copies) {
+			ok[i] = kfunc_attach_copies(r->copies, r->entry, r->ret, r->cookies[i],
+						    r->names[i], NULL, 0, -1);
+			n += ok[i];
+			continue;
+		}
 		if (r->ret) {
 			lr = kfunc_attach_one(r->ret, r->names[i], true, r->cookies[i]);
 			if (!lr) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 int kd_verbose_level;
+const char *kd_btf_file;
 bool kd_bad_input;
 
 /* A quoted value longer than this is echoed as its start and "...". */

@@ -13,6 +13,8 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 extern int kd_verbose_level;
+/* --btf FILE: the kernel's types for CO-RE (engine_open_opts) */
+extern const char *kd_btf_file;
 /* Set by a message "bad ..." or "unknown ...": a mistake in the command
  * line, which kdist exits 2 for (runtime failures exit 1). */
 extern bool kd_bad_input;

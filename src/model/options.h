@@ -106,7 +106,7 @@ enum opt_id {
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS, O_RETIRE_AFTER,
 	O_ALLOW_HOST, O_USER, O_WEB_CONFIG, O_OTLP, O_OTLP_INTERVAL,
-	O_VERBOSE, O_HELP,
+	O_BTF, O_VERBOSE, O_HELP,
 	NR_OPTS
 };
 #define OPT(id) (1ULL << O_##id)
@@ -117,7 +117,7 @@ enum opt_id {
 	 OPT(INTERVAL) | OPT(COUNT) | OPT(BY) | OPT(UNIT) | OPT(FORMAT) | OPT(OUTPUT) | \
 	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(ALL) | OPT(MAX_GROUPS) | OPT(HEATMAP))
 /* Taken by every command, declared or not. */
-#define OPTS_ALWAYS (OPT(VERBOSE) | OPT(HELP))
+#define OPTS_ALWAYS (OPT(BTF) | OPT(VERBOSE) | OPT(HELP))
 
 /* --max-groups when none is given, unless the command says otherwise. */
 #define DEFAULT_MAX_GROUPS 4096

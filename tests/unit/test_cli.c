@@ -60,6 +60,7 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_ALLOW_HOST] = { "--allow-host", "metrics.example.org" },
 	[O_USER] = { "--user", "nobody" },
 	[O_WEB_CONFIG] = { "--web-config", "/etc/kdist/web.yml" },
+	[O_BTF] = { "--btf", "/sys/kernel/btf/vmlinux" },
 	[O_VERBOSE] = { "-v" },
 	[O_HELP] = { "--help" },	/* exits: checked through cli_usage */
 };

@@ -1,8 +1,8 @@
 # Sourced by the VM scripts: what differs between the architectures of the
-# VM tier, in one place.  vm_arch FLAVOR sets, for a flavor 6.1, 6.12,
+# VM tier, in one place.  vm_arch FLAVOR sets, for a flavor 5.10, 6.1, 6.12,
 # arm64-6.1 or arm64-6.12:
 #   vm_deb_arch   Debian architecture of the kernel package (amd64, arm64)
-#   vm_kflavor    the kernel series (6.1, 6.12)
+#   vm_kflavor    the kernel series (5.10, 6.1, 6.12)
 #   vm_qemu       QEMU system emulator and vm_qemu_pkg its Debian package
 #   vm_machine    QEMU machine and CPU options (an array)
 #   vm_console    the kernel's serial console device
@@ -12,7 +12,7 @@
 # Returns 1 for an unknown flavor.
 vm_arch() {
 	case $1 in
-	6.1|6.12)
+	5.10|6.1|6.12)
 		vm_deb_arch=amd64 vm_kflavor=$1 vm_build=build
 		vm_karch=x86 vm_triplet=x86_64-linux-gnu
 		vm_qemu=qemu-system-x86_64 vm_qemu_pkg=qemu-system-x86

@@ -3,8 +3,9 @@
 # FLAVOR tests/vm/func-vm.sh): kdist func and pair's k:/kr: on a stock
 # Debian kernel, then the command matrix (tests/matrix.sh), and in an arm64
 # VM the arm64 cases (tests/vm/arm64-cases.sh).  KDIST_VM_FLAVOR says which
-# (6.1: kprobes only; 6.12: kprobe.multi too; arm64-6.1, arm64-6.12).  Ends
-# with "N passed, N failed, N skipped".
+# (5.10: kprobes without attach cookies, no task storage; 6.1: kprobes only;
+# 6.12: kprobe.multi too; arm64-6.1, arm64-6.12).  Ends with "N passed,
+# N failed, N skipped".
 source "$(dirname "$0")/../lib.sh"
 # the workloads of the build KDIST is of (build/arm64/ in an arm64 VM)
 WL=$(dirname "$KDIST")/tests
@@ -40,7 +41,7 @@ test_vm_probe_multi() {
 	line=$("$KDIST" probe | grep -E '^ +kprobe.multi ')
 	case ${FLAVOR#arm64-} in
 	6.12) grep -q yes <<<"$line" && pass "$line" || fail "expected kprobe.multi: $line" ;;
-	6.1) grep -q 'no:' <<<"$line" && pass "$line" || fail "expected no kprobe.multi: $line" ;;
+	5.10|6.1) grep -q 'no:' <<<"$line" && pass "$line" || fail "expected no kprobe.multi: $line" ;;
 	*) skip "unknown flavor $FLAVOR" ;;
 	esac
 }
@@ -73,17 +74,17 @@ func_pipe_reads() {
 	pass "$how: dd: $pc pipe_read, $calls vfs_read calls for $READS reads; vfs_read $vt = self $vs + pipe_read $pt ns"
 }
 
-# three functions: fentry/fexit where the kernel has them with cookies
+# three functions: fentry/fexit where the kernel has them
 test_vm_func_pipe_reads() {
 	local want=kprobe
-	if has 'fentry/fexit cookies'; then want=fentry; elif has kprobe.multi; then want=kprobe.multi; fi
+	if has 'fentry/fexit'; then want=fentry; elif has kprobe.multi; then want=kprobe.multi; fi
 	func_pipe_reads $want
 }
 
 # each method forced, the same truth; a method the kernel lacks is a
 # one-line error before anything is loaded
 test_vm_func_attach_fentry() {
-	has 'fentry/fexit cookies' || { skip "no fentry/fexit cookies"; return; }
+	has 'fentry/fexit' || { skip "no fentry/fexit"; return; }
 	func_pipe_reads fentry --attach fentry
 }
 test_vm_func_attach_kprobe_multi() {
@@ -105,7 +106,7 @@ test_vm_func_attach_kprobe() {
 # A function fentry cannot take (a compiler clone such as .isra.0 has no
 # BTF) goes by kprobes, said with -v; the others stay on fentry.
 test_vm_func_fentry_fallback() {
-	has 'fentry/fexit cookies' || { skip "no fentry/fexit cookies"; return; }
+	has 'fentry/fexit' || { skip "no fentry/fexit"; return; }
 	local clone f=$TMP/fb.json how n
 	clone=$(grep -m1 -E '^[a-z_0-9]+\.isra\.0$' /sys/kernel/tracing/available_filter_functions)
 	[ -n "$clone" ] || { skip "no .isra.0 function to trace"; return; }
@@ -197,6 +198,34 @@ test_vm_pair_kprobe() {
 	[ "$how" = $want ] || { fail "attach: $how, expected $want"; return; }
 	nothing_left || { fail "left behind: $(kprobes_active) kprobes"; return; }
 	pass "$n vfs_read latencies, p50 $p50 ns, $how"
+}
+
+# A kernel without /sys/kernel/btf/vmlinux (hidden here by a mount
+# namespace): kdist says so in one line before loading anything; with
+# --btf FILE, a copy of the same kernel's BTF, it counts what it counts
+# with the kernel's own: 20 nanosleeps of the sleeper, READS pipe_read
+# calls of dd.
+nobtf() { unshare -m sh -c 'mount -t tmpfs nobtf /sys/kernel/btf && exec "$@"' sh "$@"; }
+test_vm_btf_file() {
+	local btf=$TMP/vmlinux.btf n c rc
+	cp /sys/kernel/btf/vmlinux "$btf" || { fail "no /sys/kernel/btf/vmlinux to copy"; return; }
+	nobtf "$KDIST" pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -d 1 \
+		>/dev/null 2>"$TMP/nobtf.err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$TMP/nobtf.err")" = 1 ] && grep -q -- '--btf FILE' "$TMP/nobtf.err" ||
+		{ fail "without BTF: exit $rc: $(cat "$TMP/nobtf.err")"; return; }
+	nobtf "$KDIST" pair --btf "$btf" syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep \
+		-o json -c "$WL/sleeper 20 2" >"$TMP/btf1.json" 2>"$TMP/btf1.err" ||
+		{ fail "pair --btf: $(tail -3 "$TMP/btf1.err")"; return; }
+	n=$(json "$TMP/btf1.json" "sum(g['count'] for g in d['groups'])")
+	exact "$n" 20 "$TMP/btf1.json" || { fail "pair --btf: $n nanosleeps, expected 20"; return; }
+	nobtf "$KDIST" func --btf "$btf" vfs_read pipe_read --by comm -o json -- sh -c "$(pipe_reads)" \
+		>"$TMP/btf2.json" 2>"$TMP/btf2.err" ||
+		{ fail "func --btf: $(tail -3 "$TMP/btf2.err")"; return; }
+	c=$(json "$TMP/btf2.json" "[g['count'] for g in d['groups'] if g['by'] == {'function': 'pipe_read', 'comm': 'dd'}][0]")
+	exact "$c" $READS "$TMP/btf2.json" || { fail "func --btf: $c pipe_read calls, expected $READS"; return; }
+	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
+	pass "BTF hidden: $(cat "$TMP/nobtf.err"); with --btf: 20 nanosleeps, $c pipe_read of dd"
 }
 
 # vm_module NAME ARGS...: load a module of the booted kernel, dependencies

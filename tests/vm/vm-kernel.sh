@@ -8,6 +8,9 @@
 #                                                           no kprobe.multi)
 #   FLAVOR 6.12  newest linux-image-6.12.N+deb12-amd64-unsigned
 #                                                  (kprobes, fentry, kprobe.multi)
+#   FLAVOR 5.10  newest linux-image-5.10.0-N-amd64 of Debian 11 (bullseye):
+#                kprobes, fentry; no task storage in tracing programs,
+#                attach cookies, bpf_get_func_ip, kprobe.multi
 #   FLAVOR arm64-6.1, arm64-6.12: the same series for arm64 (tests/vm/arch.sh)
 #
 # Environment:
@@ -15,6 +18,9 @@
 #   KDIST_VM_KERNEL_PKG  use this exact package name instead of searching
 #
 # Packages are found with apt-cache and fetched with `apt-get download`.
+# Debian 11's kernels come from the same registry, through an apt
+# configuration of our own under $KDIST_VM_CACHE/apt (its sources list and
+# package lists): the system's sources stay Debian 12's alone.
 # Each package version is unpacked once under $KDIST_VM_CACHE/kernels/;
 # later runs reuse it and download nothing.  Only the path goes to stdout,
 # progress and errors go to stderr.
@@ -26,21 +32,35 @@ KDIR=$CACHE/kernels
 log() { printf 'vm-kernel: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-[ $# -eq 1 ] || die "usage: $0 6.1|6.12|arm64-6.1|arm64-6.12"
+[ $# -eq 1 ] || die "usage: $0 5.10|6.1|6.12|arm64-6.1|arm64-6.12"
 FLAVOR=$1
 # shellcheck source=tests/vm/arch.sh
 . "$(dirname "$0")/arch.sh"
-vm_arch "$FLAVOR" || die "unknown flavor '$FLAVOR' (expected 6.1, 6.12, arm64-6.1 or arm64-6.12)"
+vm_arch "$FLAVOR" || die "unknown flavor '$FLAVOR' (expected 5.10, 6.1, 6.12, arm64-6.1 or arm64-6.12)"
 
 # Name patterns (extended regex) of the image packages of each flavor.  A
 # flavor's ABI may be published as a signed package (plain name) and as an
 # -unsigned one; both are matched and the choice is made below.
+apt_opts=()
 case $vm_kflavor in
+5.10) NAME_RE="^linux-image-5\\.10\\.0-[0-9]+-$vm_deb_arch(-unsigned)?\$"
+      apt_dir=$CACHE/apt/bullseye
+      apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+                -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+                -o "APT::Architectures::=$vm_deb_arch") ;;
 6.1)  NAME_RE="^linux-image-6\\.1\\.0-[0-9]+-$vm_deb_arch(-unsigned)?\$" ;;
 6.12) NAME_RE="^linux-image-6\\.12\\.[0-9]+\\+deb12-$vm_deb_arch(-unsigned)?\$" ;;
 esac
 
 mkdir -p "$KDIR"
+if [ -n "${apt_dir:-}" ]; then
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+	key=/usr/share/keyrings/debian-archive-keyring.gpg
+	cat >"$apt_dir/sources.list" <<-EOF
+	deb [arch=$vm_deb_arch signed-by=$key] http://deb.debian.org/debian bullseye main
+	deb [arch=$vm_deb_arch signed-by=$key] http://deb.debian.org/debian-security bullseye-security main
+	EOF
+fi
 
 # busybox provides depmod: Debian ships kernel packages without
 # modules.dep (it is generated at install time) and kmod may be absent here.
@@ -56,12 +76,12 @@ exec 9>"$CACHE/.lock"
 flock 9
 
 search_names() {
-	apt-cache search --names-only "$NAME_RE" 2>/dev/null |
+	apt-cache "${apt_opts[@]}" search --names-only "$NAME_RE" 2>/dev/null |
 		cut -d' ' -f1 | grep -E "$NAME_RE" || true
 }
 
 candidate_version() {
-	apt-cache policy "$1" 2>/dev/null |
+	apt-cache "${apt_opts[@]}" policy "$1" 2>/dev/null |
 		sed -n 's/^ *Candidate: *//p' | grep -v '(none)' | head -n1
 }
 
@@ -105,7 +125,7 @@ ensure() {
 	mkdir -p "$dest"
 	log "downloading $pkg=$ver"
 	# The sandbox user _apt cannot write into our cache; download as root.
-	(cd "$dest" && apt-get download -q -o APT::Sandbox::User=root \
+	(cd "$dest" && apt-get download -q -o APT::Sandbox::User=root "${apt_opts[@]}" \
 		"$pkg:$vm_deb_arch=$ver" >&2) || die "apt-get download $pkg=$ver failed"
 	deb=$(ls "$dest"/*.deb)
 	listing=$(dpkg-deb -c "$deb")
@@ -122,13 +142,20 @@ ensure() {
 	return 0
 }
 
+# Debian 11 is past its last point release: its kernel, once unpacked, is
+# used as it is (a search of its lists takes minutes on a loaded machine).
+if [ -n "${apt_dir:-}" ] && [ -z "${KDIST_VM_KERNEL_PKG:-}" ] && d=$(cached_fallback) && [ -n "$d" ]; then
+	printf '%s\n' "$d/root"
+	exit 0
+fi
+
 if [ -n "${KDIST_VM_KERNEL_PKG:-}" ]; then
 	names=$KDIST_VM_KERNEL_PKG
 else
 	names=$(search_names)
 	if [ -z "$names" ]; then
 		log "no package matches $NAME_RE, running apt-get update"
-		apt-get update -q >&2 || log "apt-get update failed"
+		apt-get update -q "${apt_opts[@]}" >&2 || log "apt-get update failed"
 		names=$(search_names)
 	fi
 fi

@@ -193,9 +193,20 @@ static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts)
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* Which function fired: the number written into this copy of the program
+ * (kernel/copy.h), else the attach cookie, where the kernel has them. */
+static __always_inline __u32 func_id(void *ctx)
+{
+	__u32 id = copy_id();
+
+	if (cfg.cookies && id == PROG_COPY_MARK)
+		return bpf_get_attach_cookie(ctx);
+	return id;
+}
+
 static __always_inline int on_entry(void *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
+	__u32 id = func_id(ctx);
 	struct func_stack *s;
 	struct func_frame *f;
 	__u32 d, nested = 0;
@@ -235,7 +246,7 @@ static __always_inline int on_entry(void *ctx)
 static __always_inline int on_return(void *ctx)
 {
 	__u64 ts = bpf_ktime_get_ns(), incl, self;
-	__u32 id = bpf_get_attach_cookie(ctx);
+	__u32 id = func_id(ctx);
 	struct func_stack *s;
 	struct func_frame *f;
 	int d, at = -1;

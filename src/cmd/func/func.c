@@ -202,10 +202,10 @@ static int add_kernel(struct func *fp, const struct patterns *pt)
 
 	if (!per_glob)
 		goto out;
-	if (!feature_has(FEAT_KPROBE, NULL) && !feature_has(FEAT_FENTRY_COOKIE, NULL)) {
+	if (!feature_has(FEAT_KPROBE, NULL) && !feature_has(FEAT_FENTRY, NULL)) {
 		const char *why;
 
-		feature_has(FEAT_FENTRY_COOKIE, &why);
+		feature_has(FEAT_FENTRY, &why);
 		kd_err("failed to trace '%s': this kernel has no kprobes (CONFIG_KPROBES) and no "
 		       "fentry (%s), so no kernel functions; user functions (u:PATH:GLOB) work",
 		       pt->kernel[0], why);
@@ -511,14 +511,14 @@ static int print_slow(void *ctx, void *data, size_t size)
 }
 
 /* How the kernel functions are attached: --attach, else fentry/fexit where
- * the kernel has them (with cookies, which tell the functions apart) and the
+ * the kernel has them (a copy per function, which tells them apart) and the
  * set is small enough to load two programs per function quickly, else
  * kprobe.multi, else one kprobe per function.  Functions fentry cannot take
  * (no BTF, refused by the kernel) go by kprobes where those are loaded. */
 static int choose_method(struct func *fp, struct options *o)
 {
 	const char *fwhy = "", *mwhy = "", *kwhy = "";
-	bool fentry = feature_has(FEAT_FENTRY_COOKIE, &fwhy);
+	bool fentry = feature_has(FEAT_FENTRY, &fwhy);
 	bool multi = feature_has(FEAT_KPROBE_MULTI, &mwhy);
 	bool kprobe = feature_has(FEAT_KPROBE, &kwhy);
 	enum kmethod want = !o->attach ? KM_BEST : !strcmp(o->attach, "fentry") ? KM_FENTRY :
@@ -596,13 +596,14 @@ static int load(struct func *fp, struct options *o)
 	const char *why;
 	int err;
 
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie, NULL) <= 0) {
-		kd_err("failed to prepare func: this kernel lacks bpf_get_attach_cookie (Linux 5.15)");
-		return -EOPNOTSUPP;
-	}
 	err = choose_method(fp, o);
 	if (err)
 		return err;
+	/* kprobes and uprobes tell their functions apart by the attach
+	 * cookie, else (before Linux 5.15) by a copy of their programs each */
+	fp->cfg.cookies = feature_has(FEAT_ATTACH_COOKIE, &why);
+	if ((fp->kprobes || fp->nuser) && !fp->cfg.cookies)
+		kd_info("%s: a copy of the probe programs per function", why);
 	fp->umulti = fp->nuser && uprobe_multi_supported(&why);
 	if (fp->nuser && !fp->umulti)
 		kd_info("no uprobe.multi (%s): one uprobe per function and side", why);
@@ -612,7 +613,7 @@ static int load(struct func *fp, struct options *o)
 				feature_has(FEAT_TASK_STORAGE_KPROBE, NULL)) &&
 			       (!fp->fentry || feature_has(FEAT_TASK_STORAGE_FENTRY, NULL));
 	kd_info("shadow stacks in %s", fp->cfg.task_storage ? "task storage" : "a tid-keyed hash");
-	fp->skel = func_bpf__open();
+	fp->skel = func_bpf__open_opts(engine_open_opts());
 	err = engine_opened(fp->skel);
 	if (err)
 		return err;
@@ -792,6 +793,18 @@ static int attach_user_single(struct func *fp, struct options *o, const char *pa
 			return -EINTR;
 		/* tried, attached or not: a refusal can take as long */
 		progress_add(fp->progress, 1);
+		if (!fp->cfg.cookies) {
+			if (!kfunc_attach_copies(&fp->eng, fp->skel->progs.func_entry,
+						 fp->skel->progs.func_exit, i, f->label, f->path, f->offset,
+						 o->pid ? o->pid : -1)) {
+				fp->skipped++;
+				continue;
+			}
+			f->attached = true;
+			fp->nuprobes += 2;
+			(*attached)++;
+			continue;
+		}
 		lr = bpf_program__attach_uprobe_opts(fp->skel->progs.func_exit,
 						     o->pid ? o->pid : -1, f->path, f->offset, &uo);
 		uo.retprobe = false;
@@ -897,25 +910,11 @@ static int attach_user(struct func *fp, struct options *o, size_t *attached)
 	return err;
 }
 
-/* A copy of template tpl bound to kernel function kb: its fd, or -errno. */
-static int fentry_copy(struct bpf_program *tpl, const struct kfunc_btf *kb)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, lo,
-		    .expected_attach_type = bpf_program__expected_attach_type(tpl),
-		    .attach_btf_id = kb->id, .attach_btf_obj_fd = kb->obj_fd);
-	/* the template's instructions as loaded: relocated, map fds in */
-	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tpl), "GPL",
-			       bpf_program__insns(tpl), bpf_program__insn_cnt(tpl), &lo);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/* Kernel function i by an fentry and an fexit program of its own, the
- * cookie i telling them apart: return first, as with kprobes.  0, or
+/* Kernel function i by an fentry and an fexit program of its own, with i
+ * in place of PROG_COPY_MARK: return first, as with kprobes.  0, or
  * -errno with the reason in why (the function is then left as it was). */
 static int attach_fentry_one(struct func *fp, size_t i, char *why, size_t len)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .tracing.cookie = i);
 	struct bpf_program *tpl[2] = { fp->skel->progs.func_fexit, fp->skel->progs.func_fentry };
 	int pfd[2] = { -1, -1 }, lfd[2] = { -1, -1 }, err = 0;
 	struct kfunc_btf kb;
@@ -928,7 +927,7 @@ static int attach_fentry_one(struct func *fp, size_t i, char *why, size_t len)
 	for (int k = 0; k < 2 && !err; k++) {
 		uint64_t t0 = now_ns();
 
-		pfd[k] = fentry_copy(tpl[k], &kb);
+		pfd[k] = kfunc_prog_copy(tpl[k], i, kb.id, kb.obj_fd);
 		fp->fentry_load_ns += now_ns() - t0;
 		if (pfd[k] < 0) {
 			err = pfd[k];
@@ -936,7 +935,9 @@ static int attach_fentry_one(struct func *fp, size_t i, char *why, size_t len)
 				 strerror(-err));
 			break;
 		}
-		lfd[k] = bpf_link_create(pfd[k], 0, bpf_program__expected_attach_type(tpl[k]), &lo);
+		/* the attach of fentry programs since they came (Linux 5.5):
+		 * no cookie to give, the copy knows its function */
+		lfd[k] = bpf_raw_tracepoint_open(NULL, pfd[k]);
 		if (lfd[k] < 0) {
 			err = -errno;
 			snprintf(why, len, "%s attach refused: %s", k ? "fentry" : "fexit",
@@ -1053,6 +1054,7 @@ static int attach_all(struct session *s)
 				       fp->skel->progs.func_exit,
 				.multi = fp->multi, .names = names, .cookies = cookies, .n = k,
 				.progress = fp->progress,
+				.copies = fp->cfg.cookies ? NULL : &fp->eng,
 			};
 			err = kfunc_attach(&r, ok, &fp->eng.links);
 		}

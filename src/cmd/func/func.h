@@ -30,6 +30,7 @@
 #define FUNC_FENTRY_MAX 16
 
 struct func_cfg {
+	unsigned char cookies;		/* kprobe-type programs read attach cookies */
 	unsigned int pages;		/* pool pages per CPU (func_pages has one more) */
 	unsigned char task_storage;	/* shadow stack in task storage, else a tid hash */
 	unsigned char grouped;		/* --by: a hash keyed by func_key */

@@ -885,7 +885,7 @@ static int load(struct pair *p, struct options *o)
 	bool need_stacks = false;
 	int err;
 
-	p->skel = pair_bpf__open();
+	p->skel = pair_bpf__open_opts(engine_open_opts());
 	err = engine_opened(p->skel);
 	if (err)
 		return err;

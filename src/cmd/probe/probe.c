@@ -40,15 +40,17 @@ static const char *func_method(void)
 	static char buf[160];
 	const char *why;
 
-	if (feature_has(FEAT_FENTRY_COOKIE, &why)) {
+	const char *kp = yes(FEAT_KPROBE_MULTI) ? "kprobe.multi" :
+			 !yes(FEAT_KPROBE) ? "none: no kprobes" :
+			 yes(FEAT_ATTACH_COOKIE) ? "one kprobe each" :
+			 "one kprobe each, with program copies (no attach cookies)";
+
+	if (feature_has(FEAT_FENTRY, &why)) {
 		snprintf(buf, sizeof(buf), "fentry/fexit for up to %d functions, above %s",
-			 FUNC_FENTRY_MAX, yes(FEAT_KPROBE_MULTI) ? "kprobe.multi" :
-			 yes(FEAT_KPROBE) ? "one kprobe each" : "none: no kprobes");
+			 FUNC_FENTRY_MAX, kp);
 		return buf;
 	}
-	snprintf(buf, sizeof(buf), "%s (not fentry: %s)",
-		 yes(FEAT_KPROBE_MULTI) ? "kprobe.multi (one link)" :
-		 yes(FEAT_KPROBE) ? "one kprobe per function" : "unavailable: no kprobes", why);
+	snprintf(buf, sizeof(buf), "%s (not fentry: %s)", kp, why);
 	return buf;
 }
 
@@ -83,7 +85,8 @@ static int probe_run(struct options *o)
 	printf("  %-22s %s\n", "func GLOB (kernel)", func_method());
 	printf("  %-22s %s\n", "func u:PATH:GLOB", !yes(FEAT_UPROBE) ? "unavailable: no uprobes" :
 	       uprobe_multi_supported(NULL) ? "uprobe.multi (one link per binary)" :
-	       "one uprobe and uretprobe per function");
+	       yes(FEAT_ATTACH_COOKIE) ? "one uprobe and uretprobe per function" :
+	       "one uprobe and uretprobe per function, with program copies (no attach cookies)");
 	printf("  %-22s %s\n", "u:PATH:SYM, ur:...", yes(FEAT_UPROBE) ? "uprobe, uretprobe" :
 	       "unavailable: no uprobes");
 	printf("  %-22s %s\n", "thread-matched pairs",

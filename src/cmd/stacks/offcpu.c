@@ -118,7 +118,7 @@ static int prepare(struct session *s, bool waker)
 		return err;
 	p->btf = feature_has(FEAT_TP_BTF, NULL);
 	fill_header(&p->sc.header, o, s->cmd->name, waker, p->btf);
-	p->skel = offcpu_bpf__open();
+	p->skel = offcpu_bpf__open_opts(engine_open_opts());
 	err = engine_opened(p->skel);
 	if (err)
 		return err;
@@ -127,10 +127,12 @@ static int prepare(struct session *s, bool waker)
 	c->state_mask = states;
 	c->min_ns = o->min_us * 1000;
 	c->max_ns = o->max_us * 1000;
-	/* task storage wants the BTF task pointers only tp_btf provides */
-	c->task_storage = p->btf;
-	if (!p->btf)
+	/* task storage wants the BTF task pointers only tp_btf provides,
+	 * and a kernel that lets tracing programs use it (Linux 5.11) */
+	c->task_storage = p->btf && feature_has(FEAT_TASK_STORAGE_FENTRY, NULL);
+	if (!c->task_storage)
 		bpf_map__set_max_entries(p->skel->maps.tid_slot, 65536);
+	kd_info("per-thread slots in %s", c->task_storage ? "task storage" : "a tid-keyed hash");
 	if (o->max_groups)
 		bpf_map__set_max_entries(p->skel->maps.hist_groups, o->max_groups);
 	bpf_object__for_each_program(prog, p->skel->obj) {

@@ -57,7 +57,7 @@ static int profile_prepare(struct session *s)
 	snprintf(m->events[0].spec, sizeof(m->events[0].spec), "cpu-clock:%dHz", hz);
 	snprintf(m->events[0].attach, sizeof(m->events[0].attach), "perf_event");
 
-	p->skel = profile_bpf__open();
+	p->skel = profile_bpf__open_opts(engine_open_opts());
 	err = engine_opened(p->skel);
 	if (err)
 		return err;

@@ -147,7 +147,10 @@ static __always_inline bool over_rate(void)
 		r->sec = sec;
 		r->n = 0;
 	}
-	return __sync_fetch_and_add(&r->n, 1) >= cfg.max_rate;
+	/* an add whose old value is not used: BPF_XADD, which every kernel
+	 * has (the fetching form, BPF_ATOMIC_FETCH, is Linux 5.12's) */
+	__sync_fetch_and_add(&r->n, 1);
+	return r->n > cfg.max_rate;
 }
 
 static __always_inline void emit(void *ctx, struct tr_enter *ent)

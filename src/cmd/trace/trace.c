@@ -284,7 +284,7 @@ static int load(struct trace *t, struct options *o)
 {
 	int err;
 
-	t->skel = trace_bpf__open();
+	t->skel = trace_bpf__open_opts(engine_open_opts());
 	err = engine_opened(t->skel);
 	if (err)
 		return err;

@@ -731,6 +731,8 @@ int engine_read(struct engine *e, struct measurement *m)
 	for (__u32 d = 0; d < (__u32)e->ndrops; d++) {
 		uint64_t n;
 
+		if (!e->drop_names[d])
+			continue;	/* a counter this run does not use */
 		err = engine_sum_u64(e, e->drops_fd, &d, &n);
 		if (err)
 			return err;

@@ -256,7 +256,7 @@ static __always_inline __u64 start_val(void *ctx, const volatile struct val_src 
 /* A text value into buf (PAIR_STR_LEN bytes): comm (of t, or current), a
  * char[] or __data_loc field, a path's text.  True when the text was cut
  * (the caller says whether that loses anything); a failed read is counted. */
-static __always_inline bool read_text(void *ctx, const volatile struct val_src *s, int src,
+static __noinline bool read_text(void *ctx, const volatile struct val_src *s, int src,
 				      struct task_struct *t, char *buf)
 {
 	bool cut = false;

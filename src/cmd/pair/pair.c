@@ -49,6 +49,7 @@ struct typed_val {
 };
 
 struct pair {
+	const char *drops_shown[NR_DROPS];	/* drop_names of the counters used */
 	struct pair_bpf *skel;
 	struct event_spec ev[2];
 	struct tp_format fmt[2];
@@ -960,9 +961,16 @@ static int load(struct pair *p, struct options *o)
 			return err;
 		}
 	}
-	/* the path and text counters only where paths or texts are read */
-	err = engine_load(&p->eng, p->skel->skeleton, drop_names,
-			  reads_typed(&p->cfg) ? NR_DROPS : NR_DROPS_PLAIN);
+	/* the path and text counters only where paths or texts are read,
+	 * --explain's and --match's only with those options */
+	for (int d = 0; d < NR_DROPS; d++) {
+		bool typed = d >= DROP_PATH_NULL && d <= DROP_STR_CUT;
+
+		p->drops_shown[d] = (typed && !reads_typed(&p->cfg)) ||
+				    (d == DROP_EXPLAIN_FULL && !p->cfg.explain) ||
+				    (d == DROP_QUEUE_FULL && !p->cfg.match) ? NULL : drop_names[d];
+	}
+	err = engine_load(&p->eng, p->skel->skeleton, p->drops_shown, NR_DROPS);
 	if (err)
 		return err;
 	if (p->cfg.slow_ns) {

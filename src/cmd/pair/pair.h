@@ -154,6 +154,5 @@ enum pair_drop {
 	DROP_QUEUE_FULL,	/* --match fifo|lifo: more than MQ_DEPTH in flight */
 	NR_DROPS,
 };
-#define NR_DROPS_PLAIN DROP_PATH_NULL
 
 #endif

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kdist diff's views of a comparison: text, JSON, the page, CSV, markdown
+ * (diff.h). */
+#include "cmd/diff/diff.h"
+#include "view/html.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- views ---- */
+
+static const char *verdict_name(int v)
+{
+	return v > 0 ? "slower" : v < 0 ? "faster" : "no significant change";
+}
+
+static const char *verdict_word(int v)
+{
+	return v > 0 ? "slower" : v < 0 ? "faster" : "none";
+}
+
+/* A value as text: times in their own unit, others with the measurement's. */
+static void fmt_val(char *buf, size_t n, const struct diff *d, int s, double v)
+{
+	if (s == S_COUNT) {
+		snprintf(buf, n, d->rates ? "%.4g/s" : "%.0f", v);
+		return;
+	}
+	if (!strcmp(d->m[0].unit, "bytes")) {
+		fmt_bytes(buf, n, v);
+		return;
+	}
+	if (strcmp(d->m[0].unit, "ns")) {
+		snprintf(buf, n, "%.4g %s", v, d->m[0].unit);
+		return;
+	}
+	fmt_time(buf, n, v);
+}
+
+static void fmt_pct(char *buf, size_t n, double a, double b)
+{
+	double p = diff_pct(a, b);
+
+	if (isinf(p))
+		snprintf(buf, n, "new");
+	else
+		snprintf(buf, n, "%+.1f%%", p);
+}
+
+/* "1.1ms→1.4ms +27.0%" */
+static void fmt_cell(char *buf, size_t n, const struct diff *d, const struct drow *r, int s,
+		     const char *arrow)
+{
+	char a[32], b[32], p[32];
+
+	fmt_val(a, sizeof(a), d, s, r->v[0][s]);
+	fmt_val(b, sizeof(b), d, s, r->v[1][s]);
+	fmt_pct(p, sizeof(p), r->v[0][s], r->v[1][s]);
+	snprintf(buf, n, "%s%s%s %s", a, arrow, b, p);
+}
+
+static void write_head(FILE *f, const struct diff *d)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct dmeas *m = &d->m[k];
+
+		fprintf(f, "%-4s %s: %s, %d group%s, %.3f s", k ? "NEW" : "BASE", m->path,
+			m->command, m->n, m->n == 1 ? "" : "s", m->duration);
+		if (m->intervals > 1)
+			fprintf(f, " (%d intervals summed)", m->intervals);
+		fputc('\n', f);
+	}
+	fprintf(f, "Mann-Whitney U on the histograms, alpha %g, min change %g%%\n",
+		d->alpha, d->min_change);
+}
+
+void diff_write_text(FILE *f, const struct diff *d)
+{
+	bool colour = isatty(fileno(f)) && !getenv("NO_COLOR") &&
+		      !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
+	int w = 5;
+
+	write_head(f, d);
+	for (int i = 0; i < d->nrows; i++) {
+		int l = strlen(d->rows[i].a->label);
+
+		w = l > w ? l : w;
+	}
+	w = w > 40 ? 40 : w;
+	fprintf(f, "\n%-*s  %-21s %-8s %-9s", w, "GROUP", "VERDICT", "P", "Z");
+	for (int s = 0; s < NR_STATS; s++) {
+		if (diff_shown(d, s))
+			fprintf(f, "  %-26s", stat_titles[s]);
+	}
+	fputc('\n', f);
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+		const char *on = !colour || !r->verdict ? "" : r->verdict > 0 ? "\033[31m" :
+			"\033[32m";
+
+		fprintf(f, "%-*.*s  %s%-21s%s ", w, w, r->a->label[0] ? r->a->label : "(all)", on,
+			verdict_name(r->verdict), on[0] ? "\033[0m" : "");
+		if (r->tested)
+			fprintf(f, "%-8.2g %-+9.2f", r->t.p, r->t.z);
+		else
+			fprintf(f, "%-8s %-9s", "-", "-");
+		for (int s = 0; s < NR_STATS; s++) {
+			char c[96];
+
+			if (!diff_shown(d, s))
+				continue;
+			fmt_cell(c, sizeof(c), d, r, s, "→");
+			/* the arrow is 3 bytes and 1 column */
+			fprintf(f, "  %s%-28s%s", r->sig[s] && on[0] ? on : "", c,
+				r->sig[s] && on[0] ? "\033[0m" : "");
+		}
+		fputc('\n', f);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (!d->nonly[k])
+			continue;
+		fprintf(f, "\n%s (only in %s):\n", k ? "new" : "gone", k ? "NEW" : "BASE");
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+			char m[32];
+
+			fmt_val(m, sizeof(m), d, S_P50, diff_g_stat(g, S_P50));
+			fprintf(f, "  %-*s  count %llu, p50 %s\n", w, g->label[0] ? g->label : "(all)",
+				(unsigned long long)g->h.count, m);
+		}
+	}
+	for (int n = 0; n < d->nrules; n++)
+		fprintf(f, "%s--fail-on %s: %s\n", n ? "" : "\n", d->rules[n].text,
+			d->rules[n].failed ? "FAILED" : "passed");
+}
+
+static void json_side(json_t *o, const char *name, const struct dmeas *m)
+{
+	json_object_set_new(o, name, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:i}",
+		"file", m->path, "command", m->command, "kind", m->kind, "unit", m->unit,
+		"kernel", m->kernel, "key", m->key, "by", m->by, "duration_s", m->duration,
+		"intervals", m->intervals, "groups", m->n));
+}
+
+static json_t *json_group_id(const struct dgroup *g)
+{
+	json_t *o = json_object();
+
+	json_object_set(o, "by", g->by ? g->by : json_object());
+	if (g->values)
+		json_object_set(o, "values", g->values);
+	return o;
+}
+
+int diff_write_json(FILE *f, const struct diff *d)
+{
+	json_t *root = json_object(), *rows = json_array(), *rules = json_array();
+	int err;
+
+	json_object_set_new(root, "schema", json_string("kdist.diff/1"));
+	json_side(root, "base", &d->m[0]);
+	json_side(root, "new", &d->m[1]);
+	json_object_set_new(root, "test", json_string("mann-whitney-u"));
+	json_object_set_new(root, "alpha", json_real(d->alpha));
+	json_object_set_new(root, "min_change_pct", json_real(d->min_change));
+	json_object_set_new(root, "count_per_second", json_boolean(d->rates));
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+		json_t *o = json_group_id(r->a);
+
+		json_object_set_new(o, "verdict", json_string(verdict_word(r->verdict)));
+		if (r->tested)
+			json_object_set_new(o, "test", json_pack("{s:f, s:f, s:f, s:f}", "u", r->t.u,
+				"z", r->t.z, "p", r->t.p, "auc", r->t.auc));
+		else
+			json_object_set_new(o, "test", json_null());
+		for (int s = 0; s < NR_STATS; s++) {
+			double a = r->v[0][s], b = r->v[1][s], p = diff_pct(a, b);
+
+			if (!diff_shown(d, s))
+				continue;
+			json_object_set_new(o, stat_names[s], json_pack("{s:f, s:f, s:f, s:o, s:b}",
+				"base", a, "new", b, "change", b - a,
+				"change_pct", isinf(p) ? json_null() : json_real(p),
+				"significant", r->sig[s]));
+		}
+		json_object_set_new(o, "count_test", json_pack("{s:f, s:f}", "z", r->count_z,
+			"p", r->count_p));
+		json_array_append_new(rows, o);
+	}
+	json_object_set_new(root, "groups", rows);
+	for (int k = 0; k < 2; k++) {
+		json_t *only = json_array();
+
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+			json_t *o = json_group_id(g);
+
+			json_object_set_new(o, "count", json_integer(g->h.count));
+			json_object_set_new(o, "p50", json_real(diff_g_stat(g, S_P50)));
+			json_array_append_new(only, o);
+		}
+		json_object_set_new(root, k ? "new_groups" : "gone_groups", only);
+	}
+	for (int n = 0; n < d->nrules; n++)
+		json_array_append_new(rules, json_pack("{s:s, s:b}", "rule", d->rules[n].text,
+						       "failed", d->rules[n].failed));
+	json_object_set_new(root, "fail_on", rules);
+	json_object_set_new(root, "failed", json_boolean(d->failed));
+	err = json_dumpf(root, f, JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_PRESERVE_ORDER);
+	fputc('\n', f);
+	json_decref(root);
+	return err ? -EIO : 0;
+}
+
+/* The page of the comparison: its JSON, drawn by html.c's page. */
+int diff_write_html(FILE *f, const struct diff *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *j = open_memstream(&buf, &len);
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	err = diff_write_json(j, d);
+	if (fclose(j) && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = html_write(f, "the comparison", buf, len);
+	free(buf);
+	return err;
+}
+
+void diff_write_csv(FILE *f, const struct diff *d)
+{
+	fputs("group,verdict,p,z", f);
+	for (int s = 0; s < NR_STATS; s++) {
+		if (diff_shown(d, s))
+			fprintf(f, ",%s_base,%s_new,%s_change_pct,%s_significant", stat_names[s],
+				stat_names[s], stat_names[s], stat_names[s]);
+	}
+	fputc('\n', f);
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+
+		csv_field(f, r->a->label);
+		fprintf(f, ",%s,", verdict_word(r->verdict));
+		if (r->tested)
+			fprintf(f, "%.6g,%.4f", r->t.p, r->t.z);
+		else
+			fputc(',', f);
+		for (int s = 0; s < NR_STATS; s++) {
+			double p = diff_pct(r->v[0][s], r->v[1][s]);
+
+			if (!diff_shown(d, s))
+				continue;
+			fprintf(f, ",%.10g,%.10g,", r->v[0][s], r->v[1][s]);
+			if (!isinf(p))
+				fprintf(f, "%.2f", p);
+			fprintf(f, ",%d", r->sig[s]);
+		}
+		fputc('\n', f);
+	}
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+
+			csv_field(f, g->label);
+			fprintf(f, ",%s,,", k ? "new" : "gone");
+			for (int s = 0; s < NR_STATS; s++) {
+				double v = s == S_COUNT ? g->h.count : s == S_TOTAL ? g->total :
+					   s == S_SELF ? g->self : diff_g_stat(g, s);
+
+				if (!diff_shown(d, s))
+					continue;
+				fprintf(f, k ? ",,%.10g,,0" : ",%.10g,,,0", v);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+/* A label in a table cell: '|' would end the cell, and markdown renders
+ * raw HTML (labels hold no newline: they are in text_escape form). */
+static void md_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else {
+			if (strchr("|\\`*_[]", *s))
+				fputc('\\', f);
+			fputc(*s, f);
+		}
+	}
+}
+
+void diff_write_markdown(FILE *f, const struct diff *d)
+{
+	fputs("| group | verdict | p |", f);
+	for (int s = 0; s < NR_STATS; s++) {
+		if (diff_shown(d, s))
+			fprintf(f, " %s |", stat_titles[s]);
+	}
+	fputs("\n|---|---|---|", f);
+	for (int s = 0; s < NR_STATS; s++) {
+		if (diff_shown(d, s))
+			fputs("---|", f);
+	}
+	fputc('\n', f);
+	for (int i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+
+		fputs("| ", f);
+		md_str(f, r->a->label[0] ? r->a->label : "(all)");
+		fprintf(f, " | %s%s%s |", r->verdict ? "**" : "", verdict_name(r->verdict),
+			r->verdict ? "**" : "");
+		if (r->tested)
+			fprintf(f, " %.2g |", r->t.p);
+		else
+			fputs(" - |", f);
+		for (int s = 0; s < NR_STATS; s++) {
+			char c[96];
+
+			if (!diff_shown(d, s))
+				continue;
+			fmt_cell(c, sizeof(c), d, r, s, " → ");
+			fprintf(f, " %s%s%s |", r->sig[s] ? "**" : "", c, r->sig[s] ? "**" : "");
+		}
+		fputc('\n', f);
+	}
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < d->nonly[k]; i++) {
+			const struct dgroup *g = d->only[k][i];
+
+			fputs("| ", f);
+			md_str(f, g->label[0] ? g->label : "(all)");
+			fprintf(f, " | %s | | count %llu |", k ? "new" : "gone",
+				(unsigned long long)g->h.count);
+			for (int s = 1; s < NR_STATS; s++) {
+				if (diff_shown(d, s))
+					fputs(" |", f);
+			}
+			fputc('\n', f);
+		}
+	}
+	fprintf(f, "\nMann-Whitney U on the histograms, alpha %g, min change %g%%; BASE %s, NEW %s.\n",
+		d->alpha, d->min_change, d->m[0].path, d->m[1].path);
+}
+

@@ -206,6 +206,46 @@ const struct m_stack *m_stack_intern(const struct m_frame *frames, unsigned int 
 	return s;
 }
 
+static struct pool nameds;
+
+static uint64_t named_hash2(uint64_t num, const char *name)
+{
+	return hash_mix(hash_mix(HASH_SEED ^ num) ^ (uint64_t)(uintptr_t)name);
+}
+
+static uint64_t named_hash(const void *e)
+{
+	const struct m_named *n = e;
+
+	return named_hash2(n->num, n->name);
+}
+
+static bool named_eq(const void *e, const void *probe)
+{
+	const struct m_named *a = e, *b = probe;
+
+	return a->num == b->num && a->name == b->name;
+}
+
+const struct m_named *m_named_intern(uint64_t num, const char *name)
+{
+	struct m_named q = { num, name }, *n;
+	void **at;
+
+	if (!name || pool_reserve(&nameds, named_hash))
+		return NULL;
+	at = pool_find(&nameds, named_hash2(num, name), named_eq, &q);
+	if (*at)
+		return *at;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	*n = q;
+	*at = n;
+	nameds.n++;
+	return n;
+}
+
 const struct m_stack *m_stack_marker(const char *text)
 {
 	struct m_frame f = { .name = m_intern(text, strlen(text)) };

@@ -249,6 +249,8 @@ const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t l
 		return v->text;	/* fmt_normalize named it already */
 	case MV_STACK:
 		return v->stack->label;
+	case MV_NAMED:
+		return v->named->name;
 	default:
 		return "?";
 	}
@@ -256,7 +258,7 @@ const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t l
 
 bool fmt_names_value(const struct m_value *v, enum m_fmt f)
 {
-	if (v->type == MV_STACK)
+	if (v->type == MV_STACK || v->type == MV_NAMED)
 		return true;
 	return v->type == MV_NUM && f != FMT_AUTO && f != FMT_SIGNED;
 }

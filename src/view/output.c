@@ -581,9 +581,9 @@ static void write_json_values(FILE *f, const struct measurement *m, const struct
 		fputs(n++ ? "," : ",\"values\":{", f);
 		json_str(f, m->by[j]);
 		fputc(':', f);
-		if (k->type == MV_NUM) {
+		if (k->type != MV_STACK) {
 			fprintf(f, m->by_fmt[j] == FMT_ERRNO ? "%lld" : "%llu",
-				(unsigned long long)k->num);
+				(unsigned long long)(k->type == MV_NUM ? k->num : k->named->num));
 			continue;
 		}
 		fputc('[', f);
@@ -659,7 +659,7 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	fputs(",\"title\":", f);
 	json_str(f, m->title);
 	fputs(",\"kernel\":", f);
-	json_str(f, u.release);
+	json_str(f, m->kernel ? m->kernel : u.release);
 	fprintf(f, ",\"start_unix\":%.3f,\"duration_s\":%.6f,\"interval\":%d,\"events\":[",
 		m->start_unix, m->duration_s, m->interval);
 	for (int i = 0; i < m->nevents; i++) {
@@ -678,7 +678,16 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 		fputs(i ? "," : "", f);
 		json_str(f, m->by[i]);
 	}
-	fputs("],\"groups\":[", f);
+	/* what the JSON alone would not tell a reader (model/reader.h) */
+	fputs("],\"formats\":[", f);
+	for (int i = 0; i < m->nby; i++)
+		fprintf(f, "%s\"%s\"", i ? "," : "", fmt_name(m->by_fmt[i]));
+	fputc(']', f);
+	if (m->stacks)
+		fprintf(f, ",\"stacks\":\"%s\"", m->stacks == M_STACKS_ONCPU ? "oncpu" : "offcpu");
+	if (m->counts)
+		fputs(",\"counts\":true", f);
+	fputs(",\"groups\":[", f);
 	for (int i = 0; i < n; i++) {
 		struct hist hb;
 		const struct hist *h = group_hist(v[i], &hb);

@@ -2,7 +2,7 @@
 /* kdist diff: the measurements read, matched group by group, and judged
  * (diff.h). */
 #include "cmd/diff/diff.h"
-#include "lib/jsondoc.h"
+#include "model/reader.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -17,37 +17,18 @@ const char *const stat_titles[NR_STATS] = { "count", "total", "self", "mean", "p
 const double stat_q[NR_STATS] = { [S_P50] = 0.5, [S_P90] = 0.9, [S_P99] = 0.99,
 					  [S_P999] = 0.999 };
 
-/* Every text of a document is printed in its text_escape form: a file
- * someone passes around holds no control of the reader's terminal. */
-static char *xstrdup(const char *s)
-{
-	return doc_text(s ? s : "");
-}
-
-/* text of a string member, or NULL */
-static const char *str_of(json_t *o, const char *name)
-{
-	return json_string_value(json_object_get(o, name));
-}
-
-/* "a,b" from a JSON array of strings */
-static char *join_by(json_t *by)
+/* "a,b": the by-names */
+static char *join_by(const struct measurement *m)
 {
 	char *s = NULL;
-	size_t len = 0, i;
-	json_t *v;
+	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 
 	if (!f)
 		return NULL;
-	json_array_foreach(by, i, v) {
-		char *t = xstrdup(json_string_value(v) ? json_string_value(v) : "?");
-
-		fprintf(f, "%s%s", i ? "," : "", t ? t : "?");
-		free(t);
-	}
-	fclose(f);
-	return s;
+	for (int i = 0; i < m->nby; i++)
+		fprintf(f, "%s%s", i ? "," : "", m->by[i]);
+	return fclose(f) ? NULL : s;
 }
 
 /* A text built piece by piece in a buffer kept from group to group: a
@@ -78,34 +59,48 @@ static int put3(struct text *t, const char *a, const char *b, const char *c)
 	return 0;
 }
 
+/* A key value's identity: a named number by its number (the same syscall
+ * matches across kernels that name it alike), a stack by its frames. */
+static int put_value(struct text *k, const char *name, const struct m_value *v, const char *label)
+{
+	char num[32];
+	int err = 0;
+
+	if (v->type == MV_NAMED) {
+		snprintf(num, sizeof(num), "%lld", (long long)v->named->num);
+		return put3(k, name, "=", num);
+	}
+	if (v->type != MV_STACK)
+		return put3(k, name, ":", label);
+	err = put3(k, name, "=", "");
+	for (unsigned int i = 0; i < v->stack->nframes && !err; i++) {
+		const struct m_frame *f = &v->stack->frames[i];
+
+		snprintf(num, sizeof(num), "%llx+%llx", (unsigned long long)f->addr,
+			 (unsigned long long)f->offset);
+		err = put3(k, i ? ";" : "", f->name, "@") ?:
+		      put3(k, f->module ? f->module : "", ":", num);
+	}
+	return err;
+}
+
 /* The identity and label of a group: for each by-key, its value where the
- * measurement gives one (so the same syscall matches across kernels that
- * name it alike), else its label. */
-static int group_key(json_t *g, json_t *by, char **key, char **label)
+ * measurement gives one, else its label. */
+static int group_key(const struct measurement *m, const struct m_group *g, char **key,
+		     char **label)
 {
 	static struct text k, l;
-	json_t *labels = json_object_get(g, "by"), *values = json_object_get(g, "values");
-	json_t *name;
-	size_t i;
 	int err = 0;
 
 	k.len = l.len = 0;
 	put3(&k, "", "", "");
 	put3(&l, "", "", "");
-	json_array_foreach(by, i, name) {
-		const char *n = json_string_value(name);
-		json_t *v = values ? json_object_get(values, n) : NULL;
-		char *lab = str_of(labels, n) ? xstrdup(str_of(labels, n)) : NULL;
+	for (int i = 0; i < m->nby; i++) {
+		char buf[128];
+		const char *lab = fmt_value(&g->key[i], m->by_fmt[i], buf, sizeof(buf));
 
-		if (v) {
-			char *d = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-
-			err = err ?: put3(&k, n, "=", d ? d : "") ?: put3(&k, "\x1f", "", "");
-			free(d);
-		} else
-			err = err ?: put3(&k, n, ":", lab ? lab : "") ?: put3(&k, "\x1f", "", "");
-		err = err ?: put3(&l, i ? " " : "", lab ? lab : "", "");
-		free(lab);
+		err = err ?: put_value(&k, m->by[i], &g->key[i], lab) ?: put3(&k, "\x1f", "", "");
+		err = err ?: put3(&l, i ? " " : "", lab, "");
 	}
 	*key = err || !k.s ? NULL : strdup(k.s);
 	*label = err || !l.s ? NULL : strdup(l.s);
@@ -117,188 +112,97 @@ static int group_key(json_t *g, json_t *by, char **key, char **label)
 	return 0;
 }
 
-static size_t key_slot(const struct dmeas *m, const char *key)
-{
-	uint64_t h = hash_bytes(key, strlen(key));
-
-	for (size_t i = h & (m->isize - 1);; i = (i + 1) & (m->isize - 1))
-		if (!m->index[i] || !strcmp(m->g[m->index[i] - 1].key, key))
-			return i;
-}
-
-/* JSON Lines of many intervals add each group many times: found by hash,
- * not by a walk over the groups. */
-static struct dgroup *find_group(struct dmeas *m, const char *key)
-{
-	int at = m->isize ? m->index[key_slot(m, key)] : 0;
-
-	return at ? &m->g[at - 1] : NULL;
-}
-
-/* Index group n - 1, growing the index to keep it at most half full. */
-static int index_group(struct dmeas *m)
-{
-	if ((size_t)m->n * 2 > m->isize) {
-		size_t size = m->isize ? 2 * m->isize : 128;
-		int *index = calloc(size, sizeof(*index));
-
-		if (!index)
-			return -ENOMEM;
-		free(m->index);
-		m->index = index;
-		m->isize = size;
-		for (int i = 0; i < m->n; i++)
-			m->index[key_slot(m, m->g[i].key)] = i + 1;
-		return 0;
-	}
-	m->index[key_slot(m, m->g[m->n - 1].key)] = m->n;
-	return 0;
-}
-
-/* Add one group of a document into m: its buckets are the histogram's own,
- * so summing intervals is summing slots. */
-static int add_group(struct dmeas *m, json_t *g, json_t *by)
-{
-	json_t *b, *buckets = json_object_get(g, "buckets");
-	struct dgroup *d;
-	struct hist h = { 0 };
-	double total, self;
-	char *key, *label;
-	size_t i;
-	int err = group_key(g, by, &key, &label);
-
-	if (err)
-		return err;
-	if (!json_is_array(buckets) || !json_is_integer(json_object_get(g, "count"))) {
-		free(key);
-		free(label);
-		return -EINVAL;
-	}
-	json_array_foreach(buckets, i, b) {
-		json_int_t lo = json_integer_value(json_array_get(b, 0));
-		json_int_t n = json_integer_value(json_array_get(b, 2));
-
-		if (json_array_size(b) != 3 || lo < 0 || n < 0) {
-			free(key);
-			free(label);
-			return -EINVAL;
-		}
-		h.slots[hist_index(lo)] += n;
-	}
-	h.count = json_integer_value(json_object_get(g, "count"));
-	h.sum = json_integer_value(json_object_get(g, "sum"));
-	h.min = json_integer_value(json_object_get(g, "min"));
-	h.max = json_integer_value(json_object_get(g, "max"));
-	total = json_number_value(json_object_get(g, "total"));
-	self = json_number_value(json_object_get(g, "self"));
-	d = find_group(m, key);
-	if (d) {
-		free(key);
-		free(label);
-		d->total += total;
-		d->self += self;
-		return m_hist_add(&d->h, &h);
-	}
-	if (m->n == m->cap) {
-		int cap = m->cap ? 2 * m->cap : 64;
-		void *p = realloc(m->g, cap * sizeof(*m->g));
-
-		if (!p)
-			return -ENOMEM;
-		m->g = p;
-		m->cap = cap;
-	}
-	d = &m->g[m->n++];
-	*d = (struct dgroup){ key, label, json_incref(json_object_get(g, "by")),
-			      json_incref(json_object_get(g, "values")), .total = total, .self = self };
-	return m_hist_set(&d->h, &h) ?: index_group(m);
-}
-
 /* "bad NAME: PATH is X, NAME is Y" when a later document of one file
  * differs from the first. */
 static int same(const char *path, const char *what, const char *first, const char *now)
 {
-	char *t = xstrdup(now);
-	int err = !t ? -ENOMEM : strcmp(first, t) ? -EINVAL : 0;
-
-	if (err == -EINVAL)
-		kd_err("bad measurement %s: its documents differ in %s ('%s', then '%s')", path,
-		       what, first, t);
-	free(t);
-	return err;
+	if (!strcmp(first, now))
+		return 0;
+	kd_err("bad measurement %s: its documents differ in %s ('%s', then '%s')", path, what,
+	       first, now);
+	return -EINVAL;
 }
 
-/* One document into m: the first sets what the measurement is. */
-static int add_doc(struct dmeas *m, json_t *doc)
+static const char *kind_name(enum m_kind k)
 {
-	json_t *by = json_object_get(doc, "by");
-	char *byj;
-	int err;
+	return k == M_FUNC ? "func" : k == M_VALUE ? "value" : "latency";
+}
 
-	/* nothing is concluded from a document that does not hold together */
-	err = doc_check(m->path, doc, false, NULL);
-	if (err)
-		return err;
-	byj = join_by(by);
-	if (!byj)
+/* One document into m, its groups and drop counters added: the first sets
+ * what the measurement is. */
+static int add_doc(void *ctx, struct measurement *doc, const char *cmdline)
+{
+	struct dmeas *m = ctx;
+	char *by = join_by(doc);
+	int err = 0;
+
+	if (!by)
 		return -ENOMEM;
 	if (!m->intervals++) {
-		m->command = xstrdup(str_of(doc, "command"));
-		m->kind = xstrdup(str_of(doc, "kind"));
-		m->unit = xstrdup(str_of(doc, "unit"));
-		m->kernel = xstrdup(str_of(doc, "kernel"));
-		m->key = xstrdup(str_of(doc, "key"));
-		m->by = byj;
+		measurement_copy_header(&m->m, doc);
+		m->command = strdup(doc->command);
+		m->kind = strdup(kind_name(doc->kind));
+		m->unit = strdup(doc->value_unit);
+		m->kernel = strdup(doc->kernel ? doc->kernel : "");
+		m->key = strdup(doc->key);
+		m->by = by;
+		if (!m->command || !m->kind || !m->unit || !m->kernel || !m->key)
+			return -ENOMEM;
 	} else {
-		err = same(m->path, "command", m->command, str_of(doc, "command")) ?:
-		      same(m->path, "kind", m->kind, str_of(doc, "kind")) ?:
-		      same(m->path, "unit", m->unit, str_of(doc, "unit")) ?:
-		      same(m->path, "key", m->key, str_of(doc, "key")) ?:
-		      same(m->path, "by", m->by, byj);
-		free(byj);
+		err = same(m->path, "command", m->command, doc->command) ?:
+		      same(m->path, "kind", m->kind, kind_name(doc->kind)) ?:
+		      same(m->path, "unit", m->unit, doc->value_unit) ?:
+		      same(m->path, "key", m->key, doc->key) ?:
+		      same(m->path, "by", m->by, by);
+		free(by);
 		if (err)
 			return err;
 	}
-	m->duration += json_number_value(json_object_get(doc, "duration_s"));
+	m->duration += doc->duration_s;
+	for (int i = 0; i < doc->ndrops; i++)
+		measurement_add_drop(&m->m, doc->drops[i].name, doc->drops[i].value);
+	return measurement_merge(&m->m, doc);
+}
+
+/* The groups of the measurement read, with their identities. */
+static int list_groups(struct dmeas *m)
+{
+	m->n = m->m.ngroups;
+	m->g = calloc(m->n + 1, sizeof(*m->g));
+	if (!m->g)
+		return -ENOMEM;
+	for (int i = 0; i < m->n; i++) {
+		const struct m_group *mg = &m->m.groups[i];
+		struct dgroup *d = &m->g[i];
+		int err = group_key(&m->m, mg, &d->key, &d->label);
+
+		if (err)
+			return err;
+		d->mg = mg;
+		d->h = mg->h;
+		d->total = mg->total_ns;
+		d->self = mg->self_ns;
+	}
 	return 0;
 }
 
-struct pick {
-	struct dmeas *m;
-	int interval;	/* > 0: only the document of this interval */
-};
-
-static int pick_doc(void *ctx, json_t *doc, const char *text, size_t len)
-{
-	struct pick *p = ctx;
-
-	if (p->interval && json_integer_value(json_object_get(doc, "interval")) != p->interval)
-		return 1;	/* nor its groups */
-	return add_doc(p->m, doc);
-}
-
-static int pick_group(void *ctx, json_t *doc, json_t *g, size_t i)
-{
-	struct pick *p = ctx;
-
-	return doc_check_group(p->m->path, doc, g, i) ?:
-	       add_group(p->m, g, json_object_get(doc, "by"));
-}
-
 /* Every document of PATH's text (one, or JSON Lines from -i), or only the
- * one of interval `pick` (> 0). */
-int diff_read_meas(struct dmeas *m, const char *path, const char *text, size_t len, int pick)
+ * one of interval `pick` (> 0), summed (model/reader.h). */
+int diff_read_meas(struct dmeas *m, const char *path, char *text, size_t len, int pick)
 {
-	struct pick p = { m, pick };
-	int err;
+	int n;
 
 	m->path = path;
-	err = json_docs_parse(path, text, len, 0, pick_doc, pick_group, &p);
-	if (!err && !m->intervals) {
+	n = measurement_read(path, text, len,
+			     &(struct m_read){ .interval = pick, .fn = add_doc, .ctx = m });
+	if (n < 0)
+		return n;
+	if (!n) {
 		kd_err("bad --interval %d: %s has no such interval", pick, path);
-		err = -EINVAL;
+		return -EINVAL;
 	}
-	return err;
+	m->lost = measurement_lost(&m->m);
+	return list_groups(m);
 }
 
 void diff_free_meas(struct dmeas *m)
@@ -306,12 +210,9 @@ void diff_free_meas(struct dmeas *m)
 	for (int i = 0; i < m->n; i++) {
 		free(m->g[i].key);
 		free(m->g[i].label);
-		json_decref(m->g[i].by);
-		json_decref(m->g[i].values);
-		free(m->g[i].h.slots);
 	}
 	free(m->g);
-	free(m->index);
+	measurement_clear(&m->m);
 	free(m->command);
 	free(m->kind);
 	free(m->unit);

@@ -6,6 +6,7 @@
 #define KDIST_DIFF_H
 
 #include "model/diffstat.h"
+#include "model/measure.h"
 #include "kdist.h"
 
 #include <jansson.h>
@@ -21,22 +22,20 @@ extern const double stat_q[NR_STATS];
 struct dgroup {
 	char *key;		/* the group's identity: values where given, else labels */
 	char *label;		/* labels joined by spaces, as the text view shows them */
-	json_t *by, *values;	/* as read, for the JSON view */
-	/* buckets lo .. hi only: a group of a few buckets takes their bytes,
-	 * not the 2 KB of a whole histogram (docs/diff.md: memory) */
-	struct m_hist h;
+	const struct m_group *mg;	/* in its measurement */
+	struct m_hist h;	/* mg's (its buckets are the measurement's) */
 	double total, self;	/* func: inclusive and exclusive time */
 };
 
 struct dmeas {
 	const char *path;
+	struct measurement m;	/* its documents summed */
 	char *command, *kind, *unit, *kernel, *key, *by;
 	double duration;
 	int intervals;		/* documents summed */
+	uint64_t lost;		/* events its loss counters say it misses */
 	struct dgroup *g;
-	int n, cap;
-	int *index;		/* 1 + position in g by key hash, open addressing */
-	size_t isize;
+	int n;
 };
 
 /* The comparison of one group present in both. */
@@ -73,7 +72,8 @@ struct diff {
 
 
 /* compare.c */
-int diff_read_meas(struct dmeas *m, const char *path, const char *text, size_t len, int pick);
+/* text is changed in place (model/reader.h). */
+int diff_read_meas(struct dmeas *m, const char *path, char *text, size_t len, int pick);
 void diff_free_meas(struct dmeas *m);
 int diff_check_match(struct diff *d);
 int diff_compare(struct diff *d);

@@ -63,6 +63,40 @@ static void fmt_cell(char *buf, size_t n, const struct diff *d, const struct dro
 	snprintf(buf, n, "%s%s%s %s", a, arrow, b, p);
 }
 
+/* "lost 2 (match_table_full 2), unmatched 1 (end_without_start 1)": the
+ * counters that mean loss, then those of events without a partner by
+ * nature where there are any (docs/json.md), the non-zero ones named.  A
+ * count short of what happened is no change of the code measured. */
+static void side_losses(FILE *f, const struct dmeas *m, void (*put)(FILE *, const char *))
+{
+	for (int u = 0; u < 2; u++) {
+		uint64_t sum = u ? measurement_unmatched(&m->m) : measurement_lost(&m->m);
+		int n = 0;
+
+		if (u && !sum)
+			break;
+		fprintf(f, "%s %llu", u ? ", unmatched" : "lost", (unsigned long long)sum);
+		for (int i = 0; i < m->m.ndrops; i++) {
+			const struct m_drop *dr = &m->m.drops[i];
+			char num[24];
+
+			if (!dr->value || m_drop_unmatched(dr->name) != u)
+				continue;
+			fputs(n++ ? ", " : " (", f);
+			put(f, dr->name);
+			snprintf(num, sizeof(num), " %llu", (unsigned long long)dr->value);
+			fputs(num, f);
+		}
+		if (n)
+			fputc(')', f);
+	}
+}
+
+static void put_plain(FILE *f, const char *s)
+{
+	fputs(s, f);
+}
+
 static void write_head(FILE *f, const struct diff *d)
 {
 	for (int k = 0; k < 2; k++) {
@@ -72,6 +106,8 @@ static void write_head(FILE *f, const struct diff *d)
 			m->command, m->n, m->n == 1 ? "" : "s", m->duration);
 		if (m->intervals > 1)
 			fprintf(f, " (%d intervals summed)", m->intervals);
+		fputs(", ", f);
+		side_losses(f, m, put_plain);
 		fputc('\n', f);
 	}
 	fprintf(f, "Mann-Whitney U on the histograms, alpha %g, min change %g%%\n",
@@ -140,19 +176,66 @@ void diff_write_text(FILE *f, const struct diff *d)
 
 static void json_side(json_t *o, const char *name, const struct dmeas *m)
 {
-	json_object_set_new(o, name, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:i}",
+	json_t *side = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:i, s:i, s:I}",
 		"file", m->path, "command", m->command, "kind", m->kind, "unit", m->unit,
 		"kernel", m->kernel, "key", m->key, "by", m->by, "duration_s", m->duration,
-		"intervals", m->intervals, "groups", m->n));
+		"intervals", m->intervals, "groups", m->n, "lost", (json_int_t)m->lost);
+	json_object_set_new(side, "unmatched", json_integer((json_int_t)measurement_unmatched(&m->m)));
+	json_t *drops = json_object();
+
+	for (int i = 0; i < m->m.ndrops; i++)
+		json_object_set_new(drops, m->m.drops[i].name,
+				    json_integer((json_int_t)m->m.drops[i].value));
+	json_object_set_new(side, "drops", drops);
+	json_object_set_new(o, name, side);
 }
 
-static json_t *json_group_id(const struct dgroup *g)
+/* A u64 as JSON: jansson's integers are signed, so a kernel address is a
+ * real (a negative errno is its own signed integer). */
+static json_t *json_u64(uint64_t x, bool is_signed)
 {
-	json_t *o = json_object();
+	return is_signed || x <= INT64_MAX ? json_integer((json_int_t)x) : json_real((double)x);
+}
 
-	json_object_set(o, "by", g->by ? g->by : json_object());
-	if (g->values)
-		json_object_set(o, "values", g->values);
+static json_t *json_frames(const struct m_stack *s)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < s->nframes; i++) {
+		const struct m_frame *f = &s->frames[i];
+		json_t *o = json_pack("{s:s}", "name", f->name);
+
+		if (f->module)
+			json_object_set_new(o, "module", json_string(f->module));
+		json_object_set_new(o, "addr", json_u64(f->addr, false));
+		json_object_set_new(o, "offset", json_u64(f->offset, false));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* A group's labels, and its values where labels name them (docs/json.md). */
+static json_t *json_group_id(const struct dmeas *m, const struct dgroup *g)
+{
+	json_t *o = json_object(), *by = json_object(), *values = json_object();
+
+	for (int i = 0; i < m->m.nby; i++) {
+		const struct m_value *v = &g->mg->key[i];
+		char buf[128];
+
+		json_object_set_new(by, m->m.by[i], json_string(fmt_value(v, m->m.by_fmt[i], buf,
+									 sizeof(buf))));
+		if (v->type == MV_NAMED)
+			json_object_set_new(values, m->m.by[i],
+					    json_u64(v->named->num, m->m.by_fmt[i] == FMT_ERRNO));
+		else if (v->type == MV_STACK)
+			json_object_set_new(values, m->m.by[i], json_frames(v->stack));
+	}
+	json_object_set_new(o, "by", by);
+	if (json_object_size(values))
+		json_object_set_new(o, "values", values);
+	else
+		json_decref(values);
 	return o;
 }
 
@@ -170,7 +253,7 @@ int diff_write_json(FILE *f, const struct diff *d)
 	json_object_set_new(root, "count_per_second", json_boolean(d->rates));
 	for (int i = 0; i < d->nrows; i++) {
 		const struct drow *r = &d->rows[i];
-		json_t *o = json_group_id(r->a);
+		json_t *o = json_group_id(&d->m[0], r->a);
 
 		json_object_set_new(o, "verdict", json_string(verdict_word(r->verdict)));
 		if (r->tested)
@@ -198,7 +281,7 @@ int diff_write_json(FILE *f, const struct diff *d)
 
 		for (int i = 0; i < d->nonly[k]; i++) {
 			const struct dgroup *g = d->only[k][i];
-			json_t *o = json_group_id(g);
+			json_t *o = json_group_id(&d->m[k], g);
 
 			json_object_set_new(o, "count", json_integer(g->h.count));
 			json_object_set_new(o, "p50", json_real(diff_g_stat(g, S_P50)));
@@ -283,6 +366,14 @@ void diff_write_csv(FILE *f, const struct diff *d)
 			fputc('\n', f);
 		}
 	}
+	/* rows are groups: losses on stderr, as the measurement's CSV says them */
+	for (int k = 0; k < 2; k++) {
+		if (!d->m[k].lost)
+			continue;
+		fprintf(stderr, "kdist: %s ", k ? "NEW" : "BASE");
+		side_losses(stderr, &d->m[k], put_plain);
+		fputc('\n', stderr);
+	}
 }
 
 /* A label in a table cell: '|' would end the cell, and markdown renders
@@ -357,5 +448,10 @@ void diff_write_markdown(FILE *f, const struct diff *d)
 	}
 	fprintf(f, "\nMann-Whitney U on the histograms, alpha %g, min change %g%%; BASE %s, NEW %s.\n",
 		d->alpha, d->min_change, d->m[0].path, d->m[1].path);
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, "%s%s ", k ? "; " : "Loss counters: ", k ? "NEW" : "BASE");
+		side_losses(f, &d->m[k], md_str);
+	}
+	fputs(".\n", f);
 }
 

@@ -3,6 +3,7 @@
  * in stackview.c.  Every view prints the loss counters. */
 #include "view/heatmap.h"
 #include "view/html.h"
+#include "view/markdown.h"
 #include "model/measure.h"
 #include "lib/util.h"
 
@@ -883,6 +884,9 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 		return ferror(v->docs) ? -ENOMEM : 0;
 	case OUT_CSV:
 		write_csv(f, m, v, g, n);
+		break;
+	case OUT_MARKDOWN:
+		markdown_write(f, m, g, n);
 		break;
 	default:
 		err = -EINVAL;

@@ -3,6 +3,7 @@
  * (diff.h). */
 #include "cmd/diff/diff.h"
 #include "view/html.h"
+#include "view/markdown.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -376,27 +377,6 @@ void diff_write_csv(FILE *f, const struct diff *d)
 	}
 }
 
-/* A label in a table cell: '|' would end the cell, and markdown renders
- * raw HTML (labels hold no newline: they are in text_escape form). */
-static void md_str(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', f);
-		else {
-			if (strchr("|\\`*_[]", *s))
-				fputc('\\', f);
-			fputc(*s, f);
-		}
-	}
-}
-
 void diff_write_markdown(FILE *f, const struct diff *d)
 {
 	fputs("| group | verdict | p |", f);
@@ -414,7 +394,7 @@ void diff_write_markdown(FILE *f, const struct diff *d)
 		const struct drow *r = &d->rows[i];
 
 		fputs("| ", f);
-		md_str(f, r->a->label[0] ? r->a->label : "(all)");
+		md_text(f, r->a->label[0] ? r->a->label : "(all)");
 		fprintf(f, " | %s%s%s |", r->verdict ? "**" : "", verdict_name(r->verdict),
 			r->verdict ? "**" : "");
 		if (r->tested)
@@ -436,7 +416,7 @@ void diff_write_markdown(FILE *f, const struct diff *d)
 			const struct dgroup *g = d->only[k][i];
 
 			fputs("| ", f);
-			md_str(f, g->label[0] ? g->label : "(all)");
+			md_text(f, g->label[0] ? g->label : "(all)");
 			fprintf(f, " | %s | | count %llu |", k ? "new" : "gone",
 				(unsigned long long)g->h.count);
 			for (int s = 1; s < NR_STATS; s++) {
@@ -450,7 +430,7 @@ void diff_write_markdown(FILE *f, const struct diff *d)
 		d->alpha, d->min_change, d->m[0].path, d->m[1].path);
 	for (int k = 0; k < 2; k++) {
 		fprintf(f, "%s%s ", k ? "; " : "Loss counters: ", k ? "NEW" : "BASE");
-		side_losses(f, &d->m[k], md_str);
+		side_losses(f, &d->m[k], md_text);
 	}
 	fputs(".\n", f);
 }

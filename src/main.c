@@ -9,11 +9,13 @@
 #include "cli/cli.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
-#include "kdist.h"
+#include "view/evline.h"
 #include "kernel/tracefs.h"
 #include "lib/util.h"
 #include "lib/workload.h"
 #include "version.h"
+#include "view/view.h"
+#include "cmd/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -167,6 +169,7 @@ static int emit(struct session *s, FILE *out, struct measurement *prev, int inte
 	 * little out of time order */
 	if (last)
 		err = events_drain(now_ns() + 1000000);
+	fflush(events_file());	/* the lines the handlers printed */
 	if (err)
 		goto out;
 	err = measurement_diff(&delta, &cur, interval ? prev : NULL);
@@ -321,6 +324,7 @@ static int run_session(const struct command *c, struct options *o)
 		poll(pfd, 3, timeout);	/* negative fds are skipped */
 		if (pfd[1].revents) {
 			err = events_poll();
+			fflush(events_file());
 			if (err)
 				goto out;
 		}
@@ -364,6 +368,7 @@ static int run_session(const struct command *c, struct options *o)
 out:
 	status_clear(&shown);
 	events_close();
+	events_output_end();
 	session_stop(&s);
 	if (have_workload)
 		workload_cleanup(&w);
@@ -430,6 +435,7 @@ int main(int argc, char **argv)
 		kd_err("unknown command '%s' (see kdist --help)", argv[1]);
 		return 2;
 	}
+	o.cl = &cli_command_line;
 	err = cli_parse(argc - 1, argv + 1, c, &o);
 	if (err)
 		return 2;	/* usage error */

@@ -17,5 +17,14 @@ for t in "${UNIT_DIR:-build/tests}"/test_*; do
 	p=$((p + tp)) f=$((f + tf)) s=$((s + ${ts:-0}))
 	[ $rc -ne 0 ] && [ "$tf" -eq 0 ] && { echo "FAIL $t: exit $rc"; f=$((f + 1)); }
 done
+# the tree's layering (docs/architecture.md), with the source, not a binary
+if [ -z "${UNIT_DIR:-}" ]; then
+	echo "== scripts/layers.py"
+	out=$(scripts/layers.py 2>&1); rc=$?
+	echo "$out" | grep -v '^PASS'
+	read -r tp _ tf _ <<<"$(echo "$out" | tail -1 | tr -d ',')"
+	p=$((p + tp)) f=$((f + tf))
+	[ $rc -ne 0 ] && [ "$tf" -eq 0 ] && f=$((f + 1))
+fi
 echo "unit: $p passed, $f failed, $s skipped"
 [ $f -eq 0 ]

@@ -8,6 +8,9 @@
 #include "kernel/container.h"
 #include "cmd/func/func.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
+#include "cmd/commands.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -40,6 +43,8 @@ const struct command *cli_command(int i)
 	}
 	return NULL;
 }
+
+const struct command_line cli_command_line = { cli_find_command, cli_parse };
 
 const struct command *cli_find_command(const char *name)
 {
@@ -416,7 +421,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		return -EINVAL;
 	}
 	if (num_bounds[id].max || id == O_FREQUENCY) {
-		err = id == O_DURATION || (id == O_INTERVAL && c != &cmd_diff) ?
+		err = id == O_DURATION || (id == O_INTERVAL && !(c->caps & CMD_INTERVAL_INDEX)) ?
 			seconds_parse(id, arg, &d) : parse_num(id, arg, &d);
 		if (err)
 			return err;
@@ -469,7 +474,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 			kd_err("bad --sort '%s': expected total, count, self or key", arg);
 			return -EINVAL;
 		}
-		if (!strcmp(arg, "self") && c != &cmd_func) {
+		if (!strcmp(arg, "self") && !(c->caps & CMD_SELF_TIME)) {
 			kd_err("bad --sort 'self': only func measures self time");
 			return -EINVAL;
 		}

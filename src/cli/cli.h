@@ -6,8 +6,8 @@
 #define KDIST_CLI_H
 
 #include <stdio.h>
+#include "cmd/command.h"
 
-#include "kdist.h"
 
 struct opt_desc {
 	const char *name;	/* --name */
@@ -25,6 +25,8 @@ extern const struct opt_desc cli_opts[NR_OPTS];
  * end. */
 const struct command *cli_command(int i);
 const struct command *cli_find_command(const char *name);
+/* cli_find_command and cli_parse, for commands given command lines */
+extern const struct command_line cli_command_line;
 /* The options c takes, every one of them included. */
 uint64_t cli_command_opts(const struct command *c);
 int cli_max_groups(const struct command *c);

@@ -6,9 +6,9 @@
  * with them, kdist serve (serve.c) many.
  */
 #include "kernel/container.h"
-#include "kdist.h"
 #include "lib/util.h"
 #include "lib/workload.h"
+#include "cmd/session.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -5,9 +5,9 @@
  * their ring buffer map with a handler; main polls events_fd() beside its
  * signals and calls events_poll(), which handles a bounded number of events
  * per call so that a flood never starves Ctrl-C; at the end, events_drain()
- * prints every event up to the final read of the measurement.  Events go to
- * the run's output, as text lines or JSON Lines (-o json) before the
- * measurement.  Every record starts with its bpf_ktime_get_ns().
+ * hands every event up to the final read of the measurement to its handler,
+ * which prints it (view/evline.h).  Every record starts with its
+ * bpf_ktime_get_ns().
  */
 #ifndef KDIST_EVENTS_H
 #define KDIST_EVENTS_H
@@ -15,14 +15,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-
-#include "model/measure.h"	/* enum out_format */
-
-/* Where events go and as what (text, JSON or CSV lines), set by main before
- * any command prepares. */
-void events_output(FILE *f, enum out_format format);
-FILE *events_file(void);
 
 /* Read ring buffer map_fd with fn(ctx, data, size).  0 or -errno, said. */
 int events_add(int map_fd, int (*fn)(void *ctx, void *data, size_t size), void *ctx);
@@ -37,31 +29,4 @@ int events_drain(uint64_t until);
 /* Stop reading (before the maps go). */
 void events_close(void);
 
-/* A line: events_begin(), events_head(), its fields and stacks, then
- * events_end().  kind names the event ("slow", or the traced event): the
- * JSON "event" member, the first CSV column.  -o csv: a header row, "event"
- * then the column names, before the first line and whenever the columns
- * change.  No name comes twice in a JSON line or a CSV header: a field
- * named as the head's members (event, time, comm, pid, tid, cpu,
- * latency_ns, kstack, ustack) or as an earlier field is written as prefix
- * and its name ("start_cpu"); text lines keep the name. */
-void events_begin(FILE *f, const char *kind, const char *prefix);
-void events_end(FILE *f);
-/* The line's common head: wall-clock time of ktime (CLOCK_MONOTONIC ns),
- * comm, pid, tid, CPU and the latency, as text ("12:01:02.345678 comm
- * 1234 1234 1 50.08ms") or as the first JSON members (no braces).  comm is
- * the task's bytes as read: it is printed in its text_escape() form (in
- * text with spaces and '"' as \x20 and \x22 too, so it stays one column). */
-void events_head(FILE *f, uint64_t ktime, const char *comm, uint32_t pid, uint32_t tid,
-		 uint32_t cpu, uint64_t latency_ns);
-/* " name=value" (text; a text quoted, name="value", with '"' as \x22, so
- * that no value can end early or imitate another field), ,"name":"value"
- * (JSON; a number unquoted when !text) or a column.  A text value is given
- * in its text_escape() form (the measurement's texts are; trace.c escapes
- * the strings it reads).  value NULL: none, an empty column in CSV. */
-void events_field(FILE *f, const char *name, const char *value, bool text);
-/* A stack: indented lines, leaf first (text), ,"name":[frames] (JSON, leaf
- * first) or a column of frames joined by ';', root first (CSV, as folded
- * stacks). */
-void events_stack(FILE *f, const char *name, const struct m_stack *s);
 #endif

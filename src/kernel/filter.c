@@ -2,8 +2,8 @@
 #include "kernel/filter.h"
 #include "kernel/container.h"
 #include "kernel/engine.h"
-#include "kdist.h"
 #include "lib/util.h"
+#include "model/options.h"
 
 #include <string.h>
 #include <bpf/libbpf.h>

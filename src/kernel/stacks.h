@@ -101,7 +101,6 @@ enum stack_drop {
 #include "kernel/engine.h"
 #include "model/measure.h"
 
-struct options;
 struct stack_syms;
 struct bpf_map;
 
@@ -139,34 +138,6 @@ void stack_syms_unwatch(struct stack_syms *ss);
  * whose first line comes at its end) still get user frames named. */
 int stack_syms_follow(struct stack_syms *ss, int notes_fd);
 
-/* ---- the stack commands ------------------------------------------------ */
-
-struct stack_cmd {
-	int nby;
-	enum stack_field by[M_MAX_BY];
-	unsigned int fields;		/* SF_BIT()s to collect */
-	struct stack_syms *syms;
-	struct measurement header;
-	size_t value_size;		/* 8: sample counts, else struct hist */
-	struct engine eng;		/* the command's BPF object */
-	int groups_fd;
-};
-
-/* Parse --by (dflt when none), allowing the fields in mask `allowed`. */
-int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *dflt,
-		   unsigned int allowed, size_t value_size);
-/* BPF configuration from the options: fields and filters. */
-void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct stack_cfg *c);
-/* Load the opened skeleton s (its `drops` counting enum stack_drop), then
- * start the process watch: groups is the map of stack keys, stacks the stack
- * map. */
-int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
-		    const struct bpf_map *groups, const struct bpf_map *stacks);
-int stack_cmd_read(struct stack_cmd *sc, struct measurement *m);
-/* The measurement is over: detach the programs and stop the watch, so that
- * the last read sees a still table and costs the traced system nothing. */
-void stack_cmd_stop(struct stack_cmd *sc);
-void stack_cmd_cleanup(struct stack_cmd *sc);
 #endif /* !__BPF__ */
 
 #endif

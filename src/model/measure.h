@@ -129,20 +129,6 @@ static inline struct m_value mv_named(const struct m_named *n)
 	return (struct m_value){ .type = MV_NAMED, .named = n };
 }
 
-/* "ksym" -> FMT_KSYM; -EINVAL after printing why, naming `what`. */
-int fmt_parse(const char *name, enum m_fmt *f, const char *what);
-const char *fmt_name(enum m_fmt f);
-/* Load what the formatter needs (kallsyms), so that a failure is reported
- * before anything is traced.  0 or a negative errno after printing why. */
-int fmt_prepare(enum m_fmt f);
-/* The value as groups are keyed: see enum m_fmt. */
-struct m_value fmt_normalize(struct m_value v, enum m_fmt f);
-/* Text of v as views print it: buf, or a string that lives as long as v. */
-const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t len);
-/* Whether the printed text says more than the value itself (a name for a
- * number, frames for a stack): JSON then carries both. */
-bool fmt_names_value(const struct m_value *v, enum m_fmt f);
-
 /* A group's histogram as the measurement keeps it: struct hist's fields,
  * but only the counts of the buckets from its lowest to its highest
  * non-empty one (a whole struct hist is 4 KB: 100,000 groups would take
@@ -248,46 +234,5 @@ uint64_t measurement_lost(const struct measurement *m);
 uint64_t measurement_unmatched(const struct measurement *m);
 bool m_drop_unmatched(const char *name);
 void m_cost_add(struct m_cost *to, const struct m_cost *c);
-
-enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN, OUT_HTML };
-
-struct view_opts {
-	enum out_format format;
-	const char *unit;	/* NULL: chosen from the data */
-	bool hist;		/* histograms per group where the view has a choice */
-	const char *sort;	/* "count", "total", "self", "key" ... */
-	int top;		/* at most this many groups, 0 = all */
-	struct linear {		/* value histograms in linear buckets */
-		double min, max, step;	/* step 0: log2 */
-	} linear;
-	bool header_done;	/* CSV header already written */
-	bool heatmap;		/* text with -i: the heatmap of the intervals so far */
-	struct heat *heat;	/* its history (heatmap.h) */
-	const char *cmdline;	/* the command line, for JSON and HTML; NULL: none */
-	FILE *docs;		/* HTML: the JSON documents so far, into docs_buf */
-	char *docs_buf;
-	size_t docs_len;
-};
-
-int output_parse_format(const char *s, enum out_format *f);
-/* "MIN,MAX,STEP" for --linear: 0 or -EINVAL after printing why. */
-int linear_parse(const char *s, struct linear *l);
-/* Write one measurement in the chosen format.  0 or -errno.  HTML is one
- * page for every measurement of a run: measurement_write keeps each, and
- * measurement_write_end writes the page (and frees what views kept). */
-int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v);
-int measurement_write_end(FILE *f, struct view_opts *v);
-
-/* s as a JSON string, quoted and escaped. */
-void json_str(FILE *f, const char *s);
-/* s as one CSV field: quoted when it holds a comma, a quote or a newline. */
-void csv_field(FILE *f, const char *s);
-
-/* Time units: "ns", "us", "ms", "s" and their divisors. */
-int unit_parse(const char *s, double *div);
-const char *unit_auto(double ns);
-/* "1.135ms": ns in the unit unit_auto() picks, 4 significant digits. */
-void fmt_time(char *buf, size_t len, double ns);
-void fmt_bytes(char *buf, size_t len, double bytes);
 
 #endif

@@ -2,6 +2,7 @@
 /* The terminal heatmap: see heatmap.h. */
 #include "view/heatmap.h"
 #include "model/measure.h"
+#include "view/format.h"
 
 #include <errno.h>
 #include <math.h>

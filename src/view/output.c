@@ -6,6 +6,8 @@
 #include "view/markdown.h"
 #include "model/measure.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <math.h>

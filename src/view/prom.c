@@ -2,6 +2,7 @@
 /* The Prometheus view: see prom.h. */
 #include "view/prom.h"
 #include "lib/util.h"
+#include "view/format.h"
 
 #include <errno.h>
 #include <inttypes.h>

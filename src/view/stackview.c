@@ -6,6 +6,8 @@
 #include "view/flame.h"
 #include "model/measure.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "model/options.h"
 
 #include <errno.h>
 #include <stdlib.h>

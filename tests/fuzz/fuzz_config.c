@@ -2,6 +2,7 @@
 /* serve's configuration parser, called again and again in one process as
  * start-up and every SIGHUP call it, refused configurations included. */
 #include "fuzz.h"
+#include "cli/cli.h"
 #include "cmd/serve/serve.h"
 
 #include <errno.h>
@@ -12,11 +13,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int first, again;
 
-	first = serve_config_check((const char *)data, size, 512);
+	first = serve_config_check((const char *)data, size, 512, &cli_command_line);
 	/* nothing of one parse reaches the next: a valid configuration
 	 * after it parses whole, and the input parses the same again */
-	FUZZ_ASSERT(serve_config_check(valid, sizeof(valid) - 1, 512) == 2);
-	again = serve_config_check((const char *)data, size, 512);
+	FUZZ_ASSERT(serve_config_check(valid, sizeof(valid) - 1, 512, &cli_command_line) == 2);
+	again = serve_config_check((const char *)data, size, 512, &cli_command_line);
 	FUZZ_ASSERT(first == again);
 	/* a count or an errno (-ESRCH: -p names no process) */
 	FUZZ_ASSERT(first >= -4095);

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "cli/cli.h"
 #include "lib/util.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,6 +5,8 @@
 #include "check.h"
 #include "model/measure.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
 
 /* the target's numbers: the syscall formatter names its own architecture's */
 #define STR_(x) #x

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "model/measure.h"
 #include "lib/util.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <stdlib.h>

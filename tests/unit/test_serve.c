@@ -2,6 +2,7 @@
 /* serve's configuration, parsed as start-up and every reload parse it:
  * one after another in one process, refused ones included. */
 #include "check.h"
+#include "cli/cli.h"
 #include "cmd/serve/serve.h"
 
 #include <errno.h>
@@ -10,7 +11,7 @@
 
 static int parse(const char *text)
 {
-	return serve_config_check(text, strlen(text), 512);
+	return serve_config_check(text, strlen(text), 512, &cli_command_line);
 }
 
 /* A reload refused in the middle of a cluster of short options leaves
@@ -37,7 +38,7 @@ static void test_config(void)
 	check("comments and blank lines", parse("# c\n\n  runq   # the run queue\n\tbio\n") == 2,
 	      NULL);
 	check("a NUL byte is refused, not the end of the file",
-	      serve_config_check(nul, sizeof(nul) - 1, 512) == -EINVAL, NULL);
+	      serve_config_check(nul, sizeof(nul) - 1, 512, &cli_command_line) == -EINVAL, NULL);
 	check("two measurements of one name", parse("runq\nrunq\n") == -EINVAL, NULL);
 	check("only comments: no measurement", parse("# nothing\n") == 0, NULL);
 	/* --help would print the usage and exit: the server, at a reload */
@@ -56,7 +57,7 @@ static void test_many(void)
 
 	for (int i = 0; i < 10000; i++)
 		n += snprintf(text + n, cap - n, "name=m%d: syscalls --comm x%d\n", i, i);
-	check("10,000 measurements", serve_config_check(text, n, 512) == 10000, NULL);
+	check("10,000 measurements", serve_config_check(text, n, 512, &cli_command_line) == 10000, NULL);
 	snprintf(text + n, cap - n, "name=m17: runq\n");
 	check("one name twice among 10,001", parse(text) == -EINVAL, NULL);
 	free(text);

@@ -7,6 +7,7 @@
 #include "view/flame.h"
 #include "model/measure.h"
 #include "kernel/stacks.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <stdlib.h>

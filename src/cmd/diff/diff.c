@@ -8,6 +8,9 @@
 #include "cmd/diff/diff.h"
 #include "lib/jsondoc.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "view/view.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -118,5 +121,6 @@ const struct command cmd_diff = {
 	.summary = "compare two measurements (-o json) group by group with a verdict, or two -o folded",
 	.opts = OPT(INTERVAL) | OPT(FORMAT) | OPT(OUTPUT) | OPT(TOP) | OPT(ALPHA) |
 		OPT(MIN_CHANGE) | OPT(FAIL_ON),
+	.caps = CMD_INTERVAL_INDEX,
 	.run = run,
 };

@@ -7,9 +7,9 @@
 #include "cmd/func/func.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
+#include "view/evline.h"
 #include "kernel/feature.h"
 #include "func.skel.h"
-#include "kdist.h"
 #include "kernel/kfunc.h"
 #include "kernel/spec.h"
 #include "kernel/stacks.h"
@@ -17,6 +17,7 @@
 #include "kernel/tracefs.h"
 #include "syms/uprobe.h"
 #include "lib/util.h"
+#include "cmd/command.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -1337,6 +1338,7 @@ const struct command cmd_func = {
 	.summary = "per-function calls, total/self time, distribution (GLOB, u:PATH:GLOB, !GLOB)",
 	.opts = OPTS_MEASURE | OPT(SLOWER_THAN) | OPT(STACK) | OPT(MAX_BUCKETS) | OPT(ATTACH),
 	.max_groups = 8192,
+	.caps = CMD_SERVE | CMD_SELF_TIME,
 	.prepare = func_prepare,
 	.attach = func_attach,
 	.read = func_read,

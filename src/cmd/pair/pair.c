@@ -8,10 +8,10 @@
 #include "kernel/container.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
+#include "view/evline.h"
 #include "kernel/feature.h"
 #include "pair.skel.h"
 #include "cmd/pair/pair_cmd.h"
-#include "kdist.h"
 #include "kernel/kfunc.h"
 #include "kernel/spec.h"
 #include "kernel/stacks.h"
@@ -19,6 +19,8 @@
 #include "kernel/tracefs.h"
 #include "syms/uprobe.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -1095,6 +1097,7 @@ const struct command cmd_pair = {
 	.args = "START END",
 	.summary = "latency from START to END, matched by --key (default: same thread)",
 	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK),
+	.caps = CMD_SERVE,
 	.prepare = pair_prepare,
 	.attach = pair_attach,
 	.read = pair_read,

@@ -4,6 +4,7 @@
 #define KDIST_PAIR_CMD_H
 
 #include <stdbool.h>
+#include "cmd/command.h"
 
 struct session;
 struct measurement;

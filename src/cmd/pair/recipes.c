@@ -7,12 +7,12 @@
  * session of its own.  Their reads merge into one measurement by their key
  * values, and when the subs measure different things the first grouping
  * component, "measure", says which. */
-#include "kdist.h"
 #include "cmd/pair/pair.h"
 #include "cmd/pair/pair_cmd.h"
 #include "kernel/spec.h"
 #include "kernel/tracefs.h"
 #include "lib/util.h"
+#include "cmd/commands.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -234,7 +234,7 @@ static void recipe_cleanup(struct session *s);
 	static const struct command cname = {                                              \
 		.name = rname, .args = rargs, .summary = rsummary, .prepare = recipe_prepare, \
 		.attach = recipe_attach, .read = recipe_read, .cleanup = recipe_cleanup,    \
-		.data = r, .opts = OPTS_MEASURE | (ropts),                                  \
+		.data = r, .opts = OPTS_MEASURE | (ropts), .caps = CMD_SERVE,               \
 	}
 /* a latency recipe: --slower-than prints its outliers */
 #define RECIPE(cname, rname, rargs, rsummary, r) \

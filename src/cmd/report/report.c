@@ -7,8 +7,8 @@
 #include "model/reader.h"
 #include "view/html.h"
 #include "lib/jsondoc.h"
-#include "kdist.h"
 #include "lib/util.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdlib.h>

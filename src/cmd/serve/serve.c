@@ -9,16 +9,16 @@
  * re-reads --config: measurements whose line is unchanged keep running,
  * others stop or start.
  */
-#include "cli/cli.h"
 #include "kernel/engine.h"
 #include "lib/http.h"
 #include "kernel/container.h"
-#include "kdist.h"
 #include "lib/privsep.h"
 #include "view/prom.h"
 #include "cmd/serve/serve.h"
 #include "lib/util.h"
 #include "lib/webconfig.h"
+#include "cmd/session.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -205,7 +205,7 @@ static int served_parse(const struct options *top, const char *text, struct serv
 		kd_err("bad measurement '%s': no command (e.g. 'runq' or 'name=sc: syscalls')", text);
 		return -EINVAL;
 	}
-	c = cli_find_command(sv->argv[i]);
+	c = top->cl->find(sv->argv[i]);
 	if (!sv->name[0] && c)
 		for (char *d = stpcpy(sv->name, c->name); d > sv->name; d--)
 			if (d[-1] == '-')
@@ -218,7 +218,7 @@ static int served_parse(const struct options *top, const char *text, struct serv
 		kd_err("unknown command '%s' (see kdist --help)", sv->argv[i]);
 		goto out;
 	}
-	if (!c->prepare || c == &cmd_profile || c == &cmd_offcpu || c == &cmd_wakeup) {
+	if (!(c->caps & CMD_SERVE)) {
 		kd_err("bad command '%s': serve takes pair, func and the recipes", c->name);
 		goto out;
 	}
@@ -230,7 +230,8 @@ static int served_parse(const struct options *top, const char *text, struct serv
 	sv->o.max_groups = top->max_groups;
 	sv->o.served = true;
 	sv->o.retire_after = top->retire_after;
-	err = cli_parse(sv->argc - i, sv->argv + i, c, &sv->o);
+	sv->o.cl = top->cl;
+	err = top->cl->parse(sv->argc - i, sv->argv + i, c, &sv->o);
 	if (err)
 		goto out;
 	err = -EINVAL;
@@ -337,9 +338,10 @@ static int names_unique(struct served *l)
 	return err;
 }
 
-int serve_config_check(const char *text, size_t len, int max_groups)
+int serve_config_check(const char *text, size_t len, int max_groups,
+		       const struct command_line *cl)
 {
-	struct options top = { .max_groups = max_groups, .retire_after = DEFAULT_RETIRE_S };
+	struct options top = { .max_groups = max_groups, .retire_after = DEFAULT_RETIRE_S, .cl = cl };
 	struct served *head = NULL, **tail = &head;
 	char *conf = malloc(len + 1);
 	int err, n = 0;

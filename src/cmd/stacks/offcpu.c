@@ -3,11 +3,11 @@
  * kdist offcpu: time threads spend off CPU, by the stack they blocked in.
  * kdist wakeup: the same time, by who woke them (the waker's stacks).
  */
-#include "kernel/stacks.h"
+#include "cmd/stacks/stackcmd.h"
 #include "kernel/feature.h"
-#include "kdist.h"
 #include "offcpu.skel.h"
 #include "lib/util.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,10 +4,10 @@
  * workload or the whole system.  A software cpu-clock event per CPU (there
  * may be no hardware counters, as in most VMs) runs the sampling program.
  */
-#include "kernel/stacks.h"
-#include "kdist.h"
+#include "cmd/stacks/stackcmd.h"
 #include "profile.skel.h"
 #include "lib/util.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -14,7 +14,7 @@
 #include "kernel/common.bpf.h"
 #include "kernel/filter.bpf.h"
 #include "kernel/cond.bpf.h"
-#include "kernel/record.bpf.h"
+#include "cmd/pair/record.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -12,11 +12,13 @@
 #include "kernel/cond.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
-#include "kdist.h"
+#include "view/evline.h"
 #include "kernel/spec.h"
 #include "trace.skel.h"
 #include "kernel/tracefs.h"
 #include "lib/util.h"
+#include "view/format.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdio.h>

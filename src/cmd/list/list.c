@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kdist list [GLOB]: tracepoints and their fields. */
-#include "kdist.h"
 #include "kernel/tracefs.h"
 #include "lib/util.h"
+#include "cmd/command.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,9 +3,10 @@
  * attached. */
 #include "kernel/feature.h"
 #include "cmd/func/func.h"
-#include "kdist.h"
 #include "syms/uprobe.h"
 #include "lib/util.h"
+#include "cmd/session.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,14 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Options common to every command, the command table and the lifecycle
- * (prepare -> attach -> read... -> cleanup) that main drives. */
-#ifndef KDIST_H
-#define KDIST_H
+/* What the user asked for: the options of every command, as the command
+ * line (cli/) or a served measurement's spec fills them, and how the result
+ * is to be shown (struct view_opts).  Every layer above the model reads it. */
+#ifndef KDIST_OPTIONS_H
+#define KDIST_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
-#include "model/measure.h"
+enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN, OUT_HTML };
+
+struct view_opts {
+	enum out_format format;
+	const char *unit;	/* NULL: chosen from the data */
+	bool hist;		/* histograms per group where the view has a choice */
+	const char *sort;	/* "count", "total", "self", "key" ... */
+	int top;		/* at most this many groups, 0 = all */
+	struct linear {		/* value histograms in linear buckets */
+		double min, max, step;	/* step 0: log2 */
+	} linear;
+	bool header_done;	/* CSV header already written */
+	bool heatmap;		/* text with -i: the heatmap of the intervals so far */
+	struct heat *heat;	/* its history (heatmap.h) */
+	const char *cmdline;	/* the command line, for JSON and HTML; NULL: none */
+	FILE *docs;		/* HTML: the JSON documents so far, into docs_buf */
+	char *docs_buf;
+	size_t docs_len;
+};
+
+
+struct command_line;
 
 struct options {
 	/* filters */
@@ -55,6 +78,8 @@ struct options {
 	bool served;
 	double retire_after;
 	const char *allow_hosts, *user, *web_config;
+	/* the command line's parser, for serve's measurements (command.h) */
+	const struct command_line *cl;
 	/* views */
 	struct view_opts view;
 	const char *output;
@@ -90,54 +115,5 @@ enum opt_id {
 /* Upper bounds of --max-groups and of every duration (-d, -i: a year). */
 #define MAX_GROUPS_LIMIT (1 << 20)
 #define MAX_SECONDS 31536000
-
-struct session;
-
-struct command {
-	const char *name;
-	const char *args;	/* positional synopsis */
-	const char *summary;
-	uint64_t opts;		/* OPT() bits of the options it takes */
-	int max_groups;		/* its group table's size; 0: DEFAULT_MAX_GROUPS */
-	/* one-shot commands (list, probe, recipes, diff): 0 or a negative
-	 * errno, or a positive exit status of its own (diff) */
-	int (*run)(struct options *o);
-	/* measuring commands */
-	int (*prepare)(struct session *s);	/* parse args, open, configure, load */
-	int (*attach)(struct session *s);
-	int (*read)(struct session *s, struct measurement *m);	/* cumulative */
-	/* optional: the measurement is over, stop its event sources before
-	 * the last read (a profile at its maximum rate starves the read) */
-	void (*stop)(struct session *s);
-	void (*cleanup)(struct session *s);
-	const void *data;	/* per-command constant, e.g. a recipe */
-};
-
-struct session {
-	const struct command *cmd;
-	struct options *opt;
-	void *priv;
-};
-
-/* What main does for every measuring command, for commands that run
- * several sessions (serve): */
-/* SIGINT, SIGTERM, SIGHUP and SIGCHLD, blocked, to a signalfd; or -errno. */
-int kdist_signalfd(void);
-/* Whether a SIGINT or SIGTERM waits for the run loop (a long read may
- * stop its event sources at once, kdist_signalfd's signals being blocked). */
-bool kdist_end_pending(void);
-/* 0 as root, else -EPERM after saying why. */
-int kdist_need_root(void);
-/* Resolve what the options name on this machine (--cgroup's set). */
-int options_resolve(struct options *o);
-/* prepare and attach; on failure nothing stays loaded.  0 or -errno. */
-int session_start(struct session *s);
-/* Detach and free what the session holds; a stopped session may stop again. */
-void session_stop(struct session *s);
-
-extern const struct command cmd_pair, cmd_list, cmd_probe;
-extern const struct command cmd_profile, cmd_offcpu, cmd_wakeup;
-extern const struct command cmd_func, cmd_diff, cmd_report, cmd_trace;
-extern const struct command cmd_serve;
 
 #endif

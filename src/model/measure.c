@@ -6,6 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const fmt_names[NR_FMTS] = {
+	[FMT_AUTO] = "dec", [FMT_SIGNED] = "signed", [FMT_HEX] = "hex", [FMT_KSYM] = "ksym",
+	[FMT_SYSCALL] = "syscall", [FMT_ERRNO] = "errno", [FMT_DISK] = "disk", [FMT_RW] = "rw",
+	[FMT_IRQ] = "irq", [FMT_SOFTIRQ] = "softirq", [FMT_CONTAINER] = "container",
+	[FMT_POD] = "pod", [FMT_NAMESPACE] = "namespace", [FMT_UNIT] = "unit",
+};
+
+const char *fmt_name(enum m_fmt f)
+{
+	return f < NR_FMTS ? fmt_names[f] : "?";
+}
+
 /* ---- interned strings and stacks ---------------------------------------- */
 
 #define HASH_SEED 1469598103934665603ULL

@@ -60,6 +60,9 @@ enum m_fmt {
 	NR_FMTS,
 };
 
+/* FMT_KSYM -> "ksym": the name --by FIELD:NAME and JSON's "formats" give. */
+const char *fmt_name(enum m_fmt f);
+
 /* One frame of a stack.  name is what views print: the symbol, or the
  * address in hex when none is known. */
 struct m_frame {

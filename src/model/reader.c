@@ -353,18 +353,19 @@ static int read_stack(struct rd *d, long gi, const char *by, json_t *frames, str
 }
 
 /* A key value without a "values" entry: a plain number where its label is
- * one as that formatter prints it, else the label as a text. */
+ * one in decimal (below the kernel's addresses, which print in hex), else
+ * the label as a text: views print either the same. */
 static struct m_value plain_value(const char *label, enum m_fmt f)
 {
-	char *end, buf[128];
+	char *end, buf[32];
 	struct m_value v;
 
 	if (f != FMT_AUTO && f != FMT_SIGNED)
 		return mv_text(label);
 	errno = 0;
-	v = mv_num(f == FMT_SIGNED ? (uint64_t)strtoll(label, &end, 10) :
-				     strtoull(label, &end, !strncmp(label, "0x", 2) ? 16 : 10));
-	if (errno || end == label || *end || strcmp(fmt_value(&v, f, buf, sizeof(buf)), label))
+	v = mv_num(f == FMT_SIGNED ? (uint64_t)strtoll(label, &end, 10) : strtoull(label, &end, 10));
+	snprintf(buf, sizeof(buf), f == FMT_SIGNED ? "%lld" : "%llu", (unsigned long long)v.num);
+	if (errno || end == label || *end || strcmp(buf, label) || (f == FMT_AUTO && v.num >> 48))
 		return mv_text(label);
 	return v;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The markdown view: see markdown.h. */
 #include "view/markdown.h"
+#include "view/format.h"
 
 #include <string.h>
 

@@ -6,6 +6,7 @@
  * counters). */
 #include "fuzz.h"
 #include "model/reader.h"
+#include "view/view.h"
 
 struct docs {
 	char *json;

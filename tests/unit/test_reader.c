@@ -6,6 +6,7 @@
  * refused. */
 #include "check.h"
 #include "model/reader.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * (diff.h). */
 #include "cmd/diff/diff.h"
 #include "model/reader.h"
+#include "view/format.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
 
 #include "model/diffstat.h"
 #include "model/measure.h"
-#include "kdist.h"
+#include "model/options.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -4,6 +4,8 @@
 #include "cmd/diff/diff.h"
 #include "view/html.h"
 #include "view/markdown.h"
+#include "view/format.h"
+#include "view/view.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
  * page (-o html, the default), a comparison too (kdist diff -o json).
  * Nothing is loaded: it reads a file. */
 #include "model/reader.h"
+#include "view/view.h"
 #include "view/html.h"
 #include "lib/jsondoc.h"
 #include "lib/util.h"

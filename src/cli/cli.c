@@ -469,7 +469,10 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		err = unit_parse(arg, &d);
 		o->view.unit = arg;
 		break;
-	case O_FORMAT: err = format_parse(arg, &o->view.format); break;
+	case O_FORMAT:
+		err = format_parse(arg, &o->view.format);
+		o->format_set = true;
+		break;
 	case O_OUTPUT: o->output = arg; break;
 	case O_HIST: o->view.hist = true; break;
 	case O_HEATMAP: o->view.heatmap = true; break;

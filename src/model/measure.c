@@ -7,6 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const fmt_names[NR_FMTS] = {
+	[FMT_AUTO] = "dec", [FMT_SIGNED] = "signed", [FMT_HEX] = "hex", [FMT_KSYM] = "ksym",
+	[FMT_SYSCALL] = "syscall", [FMT_ERRNO] = "errno", [FMT_DISK] = "disk", [FMT_RW] = "rw",
+	[FMT_IRQ] = "irq", [FMT_SOFTIRQ] = "softirq", [FMT_CONTAINER] = "container",
+	[FMT_POD] = "pod", [FMT_NAMESPACE] = "namespace", [FMT_UNIT] = "unit",
+	[FMT_REQOP] = "reqop", [FMT_BE16] = "be16", [FMT_BE32] = "be32",
+};
+
+const char *fmt_name(enum m_fmt f)
+{
+	return f < NR_FMTS ? fmt_names[f] : "?";
+}
+
 /* ---- interned strings and stacks ---------------------------------------- */
 
 #define HASH_SEED 1469598103934665603ULL
@@ -205,6 +218,46 @@ const struct m_stack *m_stack_intern(const struct m_frame *frames, unsigned int 
 	*at = s;
 	stacks.n++;
 	return s;
+}
+
+static struct pool nameds;
+
+static uint64_t named_hash2(uint64_t num, const char *name)
+{
+	return hash_mix(hash_mix(HASH_SEED ^ num) ^ (uint64_t)(uintptr_t)name);
+}
+
+static uint64_t named_hash(const void *e)
+{
+	const struct m_named *n = e;
+
+	return named_hash2(n->num, n->name);
+}
+
+static bool named_eq(const void *e, const void *probe)
+{
+	const struct m_named *a = e, *b = probe;
+
+	return a->num == b->num && a->name == b->name;
+}
+
+const struct m_named *m_named_intern(uint64_t num, const char *name)
+{
+	struct m_named q = { num, name }, *n;
+	void **at;
+
+	if (!name || pool_reserve(&nameds, named_hash))
+		return NULL;
+	at = pool_find(&nameds, named_hash2(num, name), named_eq, &q);
+	if (*at)
+		return *at;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	*n = q;
+	*at = n;
+	nameds.n++;
+	return n;
 }
 
 const struct m_stack *m_stack_marker(const char *text)

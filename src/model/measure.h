@@ -63,6 +63,9 @@ enum m_fmt {
 	NR_FMTS,
 };
 
+/* FMT_KSYM -> "ksym": the name --by FIELD:NAME and JSON's "formats" give. */
+const char *fmt_name(enum m_fmt f);
+
 /* One frame of a stack.  name is what views print: the symbol, or the
  * address in hex when none is known. */
 struct m_frame {
@@ -83,7 +86,15 @@ struct m_stack {
 	struct m_frame frames[];
 };
 
-enum m_vtype { MV_NONE, MV_NUM, MV_TEXT, MV_STACK };
+/* A number with the text it was printed as where it was measured: a saved
+ * measurement read back (model/reader.h) keeps the names of the machine
+ * that measured it (its symbols, disks, IRQs), never this one's. */
+struct m_named {
+	uint64_t num;
+	const char *name;	/* interned */
+};
+
+enum m_vtype { MV_NONE, MV_NUM, MV_TEXT, MV_STACK, MV_NAMED };
 
 struct m_value {
 	unsigned char type;		/* enum m_vtype */
@@ -91,6 +102,7 @@ struct m_value {
 		uint64_t num;
 		const char *text;	/* interned */
 		const struct m_stack *stack;
+		const struct m_named *named;
 	};
 };
 
@@ -101,6 +113,8 @@ const char *m_intern(const char *s, size_t len);
 const char *m_intern_find(const char *s, size_t len);
 const struct m_stack *m_stack_intern(const struct m_frame *frames, unsigned int n, bool user,
 				     bool truncated);
+/* name interned; one object per (num, name). */
+const struct m_named *m_named_intern(uint64_t num, const char *name);
 /* A stack of one pseudo-frame naming a loss, e.g. "[lost stack: collision]". */
 const struct m_stack *m_stack_marker(const char *text);
 
@@ -115,6 +129,10 @@ static inline struct m_value mv_text(const char *interned)
 static inline struct m_value mv_stack(const struct m_stack *s)
 {
 	return (struct m_value){ .type = MV_STACK, .stack = s };
+}
+static inline struct m_value mv_named(const struct m_named *n)
+{
+	return (struct m_value){ .type = MV_NAMED, .named = n };
 }
 
 /* A group's histogram as the measurement keeps it: struct hist's fields,
@@ -197,6 +215,7 @@ struct measurement {
 	double duration_s;	/* time this measurement covers */
 	int interval;		/* 1-based with -i, 0 for a whole run */
 	double start_unix;	/* wall clock at its start */
+	const char *kernel;	/* read back: the measuring kernel's release; NULL: this one */
 };
 
 /* Group with these key values (m->nby of them), created zeroed if new.

@@ -75,6 +75,7 @@ struct options {
 	double alpha, min_change;
 	bool min_change_set;
 	const char *fail_on;
+	bool format_set;	/* report: -o given (its default is the page) */
 	/* serve */
 	char **measures;
 	int nmeasures;

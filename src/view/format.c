@@ -14,33 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const fmt_names[NR_FMTS] = {
-	[FMT_AUTO] = "dec", [FMT_SIGNED] = "signed", [FMT_HEX] = "hex", [FMT_KSYM] = "ksym",
-	[FMT_SYSCALL] = "syscall", [FMT_ERRNO] = "errno", [FMT_DISK] = "disk", [FMT_RW] = "rw",
-	[FMT_IRQ] = "irq", [FMT_SOFTIRQ] = "softirq", [FMT_CONTAINER] = "container",
-	[FMT_POD] = "pod", [FMT_NAMESPACE] = "namespace", [FMT_UNIT] = "unit",
-	[FMT_REQOP] = "reqop", [FMT_BE16] = "be16", [FMT_BE32] = "be32",
-};
-
 int fmt_parse(const char *name, enum m_fmt *f, const char *what)
 {
 	char list[200] = "";
 
 	for (int i = 0; i < NR_FMTS; i++) {
-		if (!strcmp(name, fmt_names[i])) {
+		if (!strcmp(name, fmt_name(i))) {
 			*f = i;
 			return 0;
 		}
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s:%s", i ? ", " : "",
-			 fmt_names[i]);
+			 fmt_name(i));
 	}
 	kd_err("bad %s: unknown formatter ':%s' (expected %s)", what, name, list);
 	return -EINVAL;
-}
-
-const char *fmt_name(enum m_fmt f)
-{
-	return f < NR_FMTS ? fmt_names[f] : "?";
 }
 
 /* Loaded once: key values are formatted long after a command is read. */
@@ -281,6 +268,8 @@ const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t l
 		return v->text;	/* fmt_normalize named it already */
 	case MV_STACK:
 		return v->stack->label;
+	case MV_NAMED:
+		return v->named->name;
 	default:
 		return "?";
 	}
@@ -288,7 +277,7 @@ const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t l
 
 bool fmt_names_value(const struct m_value *v, enum m_fmt f)
 {
-	if (v->type == MV_STACK)
+	if (v->type == MV_STACK || v->type == MV_NAMED)
 		return true;
 	return v->type == MV_NUM && f != FMT_AUTO && f != FMT_SIGNED;
 }

@@ -11,7 +11,6 @@
 
 /* "ksym" -> FMT_KSYM; -EINVAL after printing why, naming `what`. */
 int fmt_parse(const char *name, enum m_fmt *f, const char *what);
-const char *fmt_name(enum m_fmt f);
 /* Load what the formatter needs (kallsyms), so that a failure is reported
  * before anything is traced.  0 or a negative errno after printing why. */
 int fmt_prepare(enum m_fmt f);

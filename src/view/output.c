@@ -3,6 +3,7 @@
  * in stackview.c.  Every view prints the loss counters. */
 #include "view/heatmap.h"
 #include "view/html.h"
+#include "view/markdown.h"
 #include "model/measure.h"
 #include "lib/util.h"
 #include "view/format.h"
@@ -572,9 +573,9 @@ static void write_json_values(FILE *f, const struct measurement *m, const struct
 		fputs(n++ ? "," : ",\"values\":{", f);
 		json_str(f, m->by[j]);
 		fputc(':', f);
-		if (k->type == MV_NUM) {
+		if (k->type != MV_STACK) {
 			fprintf(f, m->by_fmt[j] == FMT_ERRNO ? "%lld" : "%llu",
-				(unsigned long long)k->num);
+				(unsigned long long)(k->type == MV_NUM ? k->num : k->named->num));
 			continue;
 		}
 		fputc('[', f);
@@ -647,7 +648,7 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 	fputs(",\"title\":", f);
 	json_str(f, m->title);
 	fputs(",\"kernel\":", f);
-	json_str(f, u.release);
+	json_str(f, m->kernel ? m->kernel : u.release);
 	fprintf(f, ",\"start_unix\":%.3f,\"duration_s\":%.6f,\"interval\":%d,\"events\":[",
 		m->start_unix, m->duration_s, m->interval);
 	for (int i = 0; i < m->nevents; i++) {
@@ -666,7 +667,16 @@ static void write_json(FILE *f, const struct measurement *m, const struct m_grou
 		fputs(i ? "," : "", f);
 		json_str(f, m->by[i]);
 	}
-	fputs("],\"groups\":[", f);
+	/* what the JSON alone would not tell a reader (model/reader.h) */
+	fputs("],\"formats\":[", f);
+	for (int i = 0; i < m->nby; i++)
+		fprintf(f, "%s\"%s\"", i ? "," : "", fmt_name(m->by_fmt[i]));
+	fputc(']', f);
+	if (m->stacks)
+		fprintf(f, ",\"stacks\":\"%s\"", m->stacks == M_STACKS_ONCPU ? "oncpu" : "offcpu");
+	if (m->counts)
+		fputs(",\"counts\":true", f);
+	fputs(",\"groups\":[", f);
 	for (int i = 0; i < n; i++) {
 		struct hist hb;
 		const struct hist *h = group_hist(v[i], &hb);
@@ -874,6 +884,9 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 		return ferror(v->docs) ? -ENOMEM : 0;
 	case OUT_CSV:
 		write_csv(f, m, v, g, n);
+		break;
+	case OUT_MARKDOWN:
+		markdown_write(f, m, g, n);
 		break;
 	default:
 		err = -EINVAL;

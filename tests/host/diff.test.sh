@@ -503,3 +503,24 @@ open(sys.argv[2], "w").write(json.dumps(d, separators=(",", ":")))' "$DIFF_DATA/
 		{ fail "$((size / 1000000)) MB: report $rx times the input (<= 4), diff $dx times its two inputs (<= 6)"; return; }
 	pass "$((size / 1000000)) MB of 20,000 groups: report $rx times the input, diff $dx times its two inputs"
 }
+
+# Both inputs' loss counters in the text, JSON and markdown views: pair.json
+# records 2 ENDs without a START (unmatched by nature, docs/json.md), and a
+# copy of it 5 STARTs the table had no room for (a loss).
+test_diff_shows_both_inputs_losses() {
+	local p=$DIFF_DATA/pair.json want bad=0
+	want=$(json "$p" 'd["drops"]["end_without_start"]')
+	[ "$want" = 2 ] || { fail "pair.json records $want ENDs without a START, not 2"; return; }
+	diff_edit "$p" 'd["drops"]["match_table_full"] = 5' >"$TMP/lossy.json"
+	"$KDIST" diff "$p" "$TMP/lossy.json" >"$TMP/l.txt" 2>/dev/null
+	"$KDIST" diff "$p" "$TMP/lossy.json" -o json >"$TMP/l.json" 2>/dev/null
+	"$KDIST" diff "$p" "$TMP/lossy.json" -o markdown >"$TMP/l.md" 2>/dev/null
+	grep -q "^BASE .*, lost 0, unmatched 2 (end_without_start 2)$" "$TMP/l.txt" &&
+	grep -q "^NEW .*, lost 5 (match_table_full 5), unmatched 2 (end_without_start 2)$" "$TMP/l.txt" ||
+		{ echo "  text: $(head -2 "$TMP/l.txt")"; bad=$((bad + 1)); }
+	[ "$(json "$TMP/l.json" '(d["base"]["lost"], d["base"]["unmatched"], d["new"]["lost"], d["new"]["unmatched"], d["new"]["drops"]["match_table_full"])')" = "(0, 2, 5, 2, 5)" ] ||
+		{ echo "  json: $(json "$TMP/l.json" 'd["base"], d["new"]')"; bad=$((bad + 1)); }
+	grep -qF 'BASE lost 0, unmatched 2 (end\_without\_start 2); NEW lost 5 (match\_table\_full 5), unmatched 2 (end\_without\_start 2).' "$TMP/l.md" ||
+		{ echo "  markdown: $(tail -1 "$TMP/l.md")"; bad=$((bad + 1)); }
+	[ $bad = 0 ] && pass "BASE unmatched 2, NEW lost 5 and unmatched 2: in text, json and markdown" || fail "$bad wrong"
+}

@@ -222,3 +222,67 @@ EOF2
 	[ $bad = 0 ] || { fail "$bad bad inputs not refused in one line"; return; }
 	pass "7 bad inputs refused with one line each"
 }
+
+# kdist report FILE -o json|text: a saved pair run read back into the model
+# and written again.  Truth: the sleeper's 50 sleeps; the JSON read gives
+# back the same groups, counts, buckets and stats; the text view's
+# histogram rows are the buckets folded by power of two (--unit ns: rows on
+# bucket edges, so exact) and its stats line is the JSON's numbers.
+test_report_round_trip_json_and_text() {
+	"$KDIST" "${NS_PAIR[@]}" --by comm -o json -c "$WL/sleeper 50 1" >"$TMP/rt.json" 2>"$TMP/err" ||
+		{ fail "pair: $(cat "$TMP/err")"; return; }
+	"$KDIST" report "$TMP/rt.json" -o json >"$TMP/rt2.json" 2>"$TMP/err" ||
+		{ fail "report -o json: exit $?: $(cat "$TMP/err")"; return; }
+	"$KDIST" report "$TMP/rt.json" -o text --unit ns >"$TMP/rt.txt" 2>"$TMP/err" ||
+		{ fail "report -o text: exit $?: $(cat "$TMP/err")"; return; }
+	python3 - "$TMP/rt.json" "$TMP/rt2.json" "$TMP/rt.txt" <<'PY' || { fail "$(tail -3 "$TMP/py.err")"; return; }
+import json, re, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+sl = [g for g in a["groups"] if g["by"]["comm"] == "sleeper"]
+assert len(sl) == 1 and sl[0]["count"] == 50, "sleeper's group: %s" % sl
+keys = ("by", "values", "count", "sum", "min", "max", "mean", "stddev", "p50", "p90", "p99", "p999", "buckets")
+for k in ("command", "kind", "unit", "title", "kernel", "key", "by", "events", "lost", "drops", "duration_s", "groups_total"):
+    assert a[k] == b[k], "%s: %r then %r" % (k, a[k], b[k])
+assert [[g.get(k) for k in keys] for g in a["groups"]] == [[g.get(k) for k in keys] for g in b["groups"]], "groups differ"
+def t(ns):
+    u = next((u for u, d in (("s", 1e9), ("ms", 1e6), ("us", 1e3)) if ns >= d), "ns")
+    d = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}[u]
+    return "%.4g%s" % (ns / d, u)
+blocks = text.split("\ncomm = ")[1:]
+assert len(blocks) == len(a["groups"]), "%d groups in the text" % len(blocks)
+for g, blk in zip(a["groups"], blocks):
+    rows = {}
+    for lo, hi, c in g["buckets"]:
+        j = max(lo.bit_length() - 1, 0)
+        rows[j] = rows.get(j, 0) + c
+    got = {int(lo).bit_length() - 1 if int(lo) else 0: int(c) for lo, c in
+           re.findall(r"^\s*(\d+) -> \d+\s*: (\d+)", blk, re.M) if int(c)}
+    assert got == rows, "%s: rows %s, buckets give %s" % (g["by"], got, rows)
+    stats = "count %d  mean %s  stddev %s  min %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s" % (
+        g["count"], t(g["mean"]), t(g["stddev"]), t(g["min"]), t(g["p50"]), t(g["p90"]),
+        t(g["p99"]), t(g["p999"]), t(g["max"]))
+    assert stats in blk, "%s: no '%s' in\n%s" % (g["by"], stats, blk)
+PY
+	pass "sleeper's 50 sleeps; $(json "$TMP/rt.json" 'len(d["groups"])') groups: JSON the same read back, text rows and stats the JSON's"
+}
+
+# Every view of a saved measurement; -o svg of one without stacks, and a
+# comparison in any view but the page, refused in one line.
+test_report_views_of_a_saved_measurement() {
+	local p=$TOP/tests/host/diff/pair.json f rc bad=0
+	for f in text json csv markdown html; do
+		"$KDIST" report "$p" -o "$f" >"$TMP/v.$f" 2>"$TMP/err" && [ -s "$TMP/v.$f" ] ||
+			{ echo "  -o $f: exit $?, $(cat "$TMP/err")"; bad=$((bad + 1)); }
+	done
+	grep -q '^0,ns,285,' "$TMP/v.csv" || { echo "  csv: $(cat "$TMP/v.csv")"; bad=$((bad + 1)); }
+	grep -q '^| 285 |' "$TMP/v.markdown" && grep -q 'unmatched 2 (end\\_without\\_start 2)' "$TMP/v.markdown" ||
+		{ echo "  markdown: $(cat "$TMP/v.markdown")"; bad=$((bad + 1)); }
+	grep -q '^count 285 ' "$TMP/v.text" || { echo "  text: no count 285"; bad=$((bad + 1)); }
+	"$KDIST" diff "$p" "$p" -o json >"$TMP/cmp.json" 2>/dev/null
+	"$KDIST" report "$TMP/cmp.json" -o text >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] ||
+		{ echo "  a comparison -o text: exit $rc, $(cat "$TMP/err")"; bad=$((bad + 1)); }
+	[ $bad = 0 ] && pass "text, json, csv, markdown, html of pair.json (285 values); a comparison only as a page" ||
+		fail "$bad wrong"
+}

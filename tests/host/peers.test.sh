@@ -293,25 +293,36 @@ log2_rows() {
 # CPU may also stop between two tools' programs for longer than that (one
 # CI run: a request under 128 us for kdist, above for biolatency, and
 # nowhere near 128 us for the third): each row may differ by 0.5% of the
-# requests more.
+# requests more.  All along, a second tool's tracepoint program (a kdist
+# count on a busy syscall) runs too: bio reads its tracepoints' arguments
+# from raw tracepoints, so the kernel never skips it for that
+# (skipped_by_kernel 0).  The 1000 writes are at least 500 requests (the
+# block layer may merge neighbours: once 999 for both tools), the same
+# number for both tools.
 test_peer_bio_rows_biolatency() {
 	command -v biolatency >/dev/null || { skip "libbpf-tools' biolatency not installed"; return; }
 	[ -e /sys/kernel/tracing/events/block/block_rq_issue ] || { skip "no block tracepoints"; return; }
 	command -v losetup >/dev/null || { skip "no losetup for a test disk"; return; }
-	local img=$TMP/rows.img dev kt kj bl rc
+	local img=$TMP/rows.img dev kt kj bl rc cnt loop
 	truncate -s 64M "$img"
 	dev=$(losetup -f --show "$img" 2>/dev/null) || { skip "no loop device (losetup failed)"; return; }
+	"$KDIST" count syscalls:sys_enter_getppid >/dev/null 2>"$TMP/rowsc.err" & cnt=$!
+	"$WL/getppid_loop" 2000000000 >/dev/null & loop=$!
 	"$KDIST" bio >"$TMP/rows.txt" 2>"$TMP/rows.err" & kt=$!
 	"$KDIST" bio -o json >"$TMP/rows.json" 2>"$TMP/rowsj.err" & kj=$!
 	stdbuf -oL biolatency -d "${dev#/dev/}" >"$TMP/rows.bl" 2>&1 & bl=$!
-	wait_tracing "$TMP/rows.err" && wait_tracing "$TMP/rowsj.err" || {
-		kill -INT $kt $kj $bl; wait; losetup -d "$dev"; fail "not attached: $(cat "$TMP/rows.err")"; return
+	wait_tracing "$TMP/rows.err" && wait_tracing "$TMP/rowsj.err" && wait_tracing "$TMP/rowsc.err" || {
+		kill -INT $kt $kj $bl $cnt; kill $loop; wait; losetup -d "$dev"
+		fail "not attached: $(cat "$TMP/rows.err" "$TMP/rowsc.err")"; return
 	}
 	for _ in $(seq 100); do grep -q Tracing "$TMP/rows.bl" && break; sleep 0.1; done
 	"$WL/directio" "$dev" 1000 4096
 	sync
 	kill -INT $kt $kj $bl
 	wait $kt $kj $bl
+	kill $loop
+	kill -INT $cnt
+	wait $loop $cnt 2>/dev/null
 	losetup -d "$dev"
 	# the loop device's group: from its heading to the blank line after
 	awk -v h="disk = ${dev#/dev/}, op = write" '$0 == h { on = 1 } on && !NF { on = 0 } on' \
@@ -336,8 +347,9 @@ for lo in sorted(set(k) | set(b)):
     print(f"row {lo}: kdist {k.get(lo, 0)} biolatency {b.get(lo, 0)} bound {bound}")
     if diff > bound:
         bad.append(lo)
-print(f"total kdist {tk} biolatency {tb}")
-sys.exit(1 if bad or tk != tb or tk < 1000 else 0)
+skipped = d["drops"].get("skipped_by_kernel")
+print(f"total kdist {tk} biolatency {tb}, skipped_by_kernel {skipped}")
+sys.exit(1 if bad or tk != tb or tk < 500 or skipped != 0 else 0)
 PY
 	rc=$?
 	[ $rc = 0 ] || { fail "rows apart beyond the bound: $(tr '\n' ';' <"$TMP/rows.cmp")"; return; }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Views of a measurement: text, JSON, CSV.  Stack views (folded, SVG) are
- * in stackview.c.  Every view prints the loss counters. */
+/* Views of a measurement: text, JSON (json.c), CSV.  Stack views (folded,
+ * SVG) are in stackview.c.  Every view prints the loss counters. */
 #include "view/heatmap.h"
 #include "view/html.h"
 #include "view/markdown.h"
@@ -8,6 +8,7 @@
 #include "lib/util.h"
 #include "view/format.h"
 #include "view/view.h"
+#include "view/output_int.h"
 #include "view/explain_view.h"
 #include "view/table.h"
 
@@ -15,9 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-
-#define JSON_SCHEMA "kdist.measurement/1"
 
 static const struct {
 	const char *name;
@@ -141,7 +139,7 @@ static const struct m_group **sorted_groups(const struct measurement *m, const c
 	return v;
 }
 
-static const char *label(const struct measurement *m, const struct m_group *g, int i, char *buf);
+const char *output_label(const struct measurement *m, const struct m_group *g, int i, char *buf);
 
 /* With -i, a group keeps the unit of the first interval it had events in,
  * so that its histograms read alike from interval to interval. */
@@ -153,7 +151,7 @@ static const char *run_unit(const struct measurement *m, const struct m_group *g
 	size_t len = 0;
 
 	for (int i = 0; i < m->nby && len < sizeof(key); i++)
-		len += snprintf(key + len, sizeof(key) - len, "%s\x1f", label(m, g, i, buf));
+		len += snprintf(key + len, sizeof(key) - len, "%s\x1f", output_label(m, g, i, buf));
 	for (int i = 0; i < nseen; i++)
 		if (!strcmp(seen[i].key, key))
 			return seen[i].unit;
@@ -381,14 +379,14 @@ static void write_stats_text(FILE *f, const struct measurement *m, const struct 
 }
 
 /* The histogram of group g, expanded into buf. */
-static const struct hist *group_hist(const struct m_group *g, struct hist *buf)
+const struct hist *output_group_hist(const struct m_group *g, struct hist *buf)
 {
 	m_hist_get(&g->h, buf);
 	return buf;
 }
 
 /* Key value i of group g as views print it; buf holds 128 bytes. */
-static const char *label(const struct measurement *m, const struct m_group *g, int i, char *buf)
+const char *output_label(const struct measurement *m, const struct m_group *g, int i, char *buf)
 {
 	return fmt_value(&g->key[i], m->by_fmt[i], buf, 128);
 }
@@ -407,7 +405,7 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
 		struct hist hb;
-		const struct hist *h = group_hist(v[i], &hb);
+		const struct hist *h = output_group_hist(v[i], &hb);
 
 		fmt_time(t[0], 32, v[i]->total_ns);
 		fmt_time(t[1], 32, v[i]->self_ns);
@@ -415,20 +413,20 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 		fmt_time(t[3], 32, h->min);
 		fmt_time(t[4], 32, hist_quantile(h, 0.5));
 		fmt_time(t[5], 32, hist_quantile(h, 0.99));
-		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", label(m, v[i], 0, buf),
+		fprintf(f, "%-40s %10llu %12s %12s %10s %10s %10s %10s", output_label(m, v[i], 0, buf),
 			(unsigned long long)h->count, t[0], t[1], t[2], t[3], t[4], t[5]);
 		for (int j = 1; j < m->nby; j++)
-			fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", label(m, v[i], j, buf));
+			fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", output_label(m, v[i], j, buf));
 		fputc('\n', f);
 	}
 	if (vo->hist) {
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
-			const struct hist *h = group_hist(v[i], &hb);
+			const struct hist *h = output_group_hist(v[i], &hb);
 			double div;
 			const char *u = pick_unit(m, vo, v[i], h, &div);
 
-			fprintf(f, "\n%s\n", label(m, v[i], 0, buf));
+			fprintf(f, "\n%s\n", output_label(m, v[i], 0, buf));
 			write_hist_text(f, h, u, div);
 		}
 	}
@@ -485,7 +483,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 			struct hist all = { 0 }, hb;
 
 			for (int i = 0; i < m->ngroups; i++)
-				hist_merge(&all, group_hist(&m->groups[i], &hb));
+				hist_merge(&all, output_group_hist(&m->groups[i], &hb));
 			write_heatmap(f, m, vo, NULL, &all, 0);
 		}
 	} else if (m->counts) {
@@ -495,7 +493,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
 
-			write_heatmap(f, m, vo, v[i], group_hist(v[i], &hb), i);
+			write_heatmap(f, m, vo, v[i], output_group_hist(v[i], &hb), i);
 		}
 	} else if (vo->table || (n < m->ngroups && !vo->hist && !vo->top)) {
 		/* too many histograms for a screen: a row each, and a table
@@ -505,12 +503,12 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
 
-			write_heatmap(f, m, vo, v[i], group_hist(v[i], &hb), i);
+			write_heatmap(f, m, vo, v[i], output_group_hist(v[i], &hb), i);
 		}
 	} else {
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
-			const struct hist *h = group_hist(v[i], &hb);
+			const struct hist *h = output_group_hist(v[i], &hb);
 			double div;
 			const char *unit = pick_unit(m, vo, v[i], h, &div);
 
@@ -531,226 +529,6 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 	text_more_groups(f, m, vo, v, n);
 	write_drops_text(f, m);
 	write_cost_text(f, m);
-}
-
-void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_num(FILE *f, double x)
-{
-	if (isfinite(x) && x == floor(x) && fabs(x) < 9e15)
-		fprintf(f, "%.0f", x);
-	else if (isfinite(x))
-		fprintf(f, "%.3f", x);
-	else
-		fputs("null", f);
-}
-
-/* "values": the keys whose label names a value (a symbol, a syscall, a
- * disk) or a stack, as values: numbers, and stacks as frames. */
-static void write_json_values(FILE *f, const struct measurement *m, const struct m_group *g)
-{
-	int n = 0;
-
-	for (int j = 0; j < m->nby; j++) {
-		const struct m_value *k = &g->key[j];
-
-		if (!fmt_names_value(k, m->by_fmt[j]))
-			continue;
-		fputs(n++ ? "," : ",\"values\":{", f);
-		json_str(f, m->by[j]);
-		fputc(':', f);
-		if (k->type != MV_STACK) {
-			fprintf(f, m->by_fmt[j] == FMT_ERRNO ? "%lld" : "%llu",
-				(unsigned long long)(k->type == MV_NUM ? k->num : k->named->num));
-			continue;
-		}
-		fputc('[', f);
-		for (unsigned int i = 0; i < k->stack->nframes; i++) {
-			const struct m_frame *fr = &k->stack->frames[i];
-
-			fputs(i ? ",{\"name\":" : "{\"name\":", f);
-			json_str(f, fr->name);
-			if (fr->module) {
-				fputs(",\"module\":", f);
-				json_str(f, fr->module);
-			}
-			fprintf(f, ",\"addr\":%llu,\"offset\":%llu}", (unsigned long long)fr->addr,
-				(unsigned long long)fr->offset);
-		}
-		fputc(']', f);
-	}
-	if (n)
-		fputc('}', f);
-}
-
-/* Always there for a measurement of BPF programs; null, never 0, where the
- * kernel refused the statistics. */
-static void write_cost_json(FILE *f, const struct measurement *m)
-{
-	const struct m_cost *c = &m->cost;
-
-	if (!c->programs)
-		return;
-	fprintf(f, ",\"cost\":{\"programs\":%d,\"map_bytes\":%llu,", c->programs,
-		(unsigned long long)c->map_bytes);
-	if (c->err) {
-		fputs("\"runs\":null,\"run_ns\":null,\"ns_per_run\":null,\"cpu_share\":null,"
-		      "\"unknown\":", f);
-		json_str(f, strerror(c->err));
-		fputc('}', f);
-		return;
-	}
-	fprintf(f, "\"runs\":%llu,\"run_ns\":%llu,\"ns_per_run\":", (unsigned long long)c->runs,
-		(unsigned long long)c->run_ns);
-	if (c->runs)
-		json_num(f, (double)c->run_ns / c->runs);
-	else
-		fputs("null", f);
-	fputs(",\"cpu_share\":", f);
-	if (m->duration_s > 0)
-		json_num(f, c->run_ns / (m->duration_s * 1e9));
-	else
-		fputs("null", f);
-	fputs(",\"sampled\":", f);
-	json_num(f, c->sampled);
-	fputc('}', f);
-}
-
-static void write_json(FILE *f, const struct measurement *m, const struct m_group **v, int n,
-		       const char *cmdline)
-{
-	struct utsname u;
-	static const char *const kinds[] = { "latency", "value", "func" };
-
-	uname(&u);
-	fprintf(f, "{\"schema\":\"%s\",\"command\":", JSON_SCHEMA);
-	json_str(f, m->command);
-	if (cmdline) {
-		fputs(",\"cmdline\":", f);
-		json_str(f, cmdline);
-	}
-	fprintf(f, ",\"kind\":\"%s\",\"unit\":", kinds[m->kind]);
-	json_str(f, m->kind == M_VALUE ? m->value_unit : "ns");
-	fputs(",\"title\":", f);
-	json_str(f, m->title);
-	fputs(",\"kernel\":", f);
-	json_str(f, m->kernel ? m->kernel : u.release);
-	fprintf(f, ",\"start_unix\":%.3f,\"duration_s\":%.6f,\"interval\":%d,\"events\":[",
-		m->start_unix, m->duration_s, m->interval);
-	for (int i = 0; i < m->nevents; i++) {
-		fprintf(f, "%s{\"role\":", i ? "," : "");
-		json_str(f, m->events[i].role);
-		fputs(",\"spec\":", f);
-		json_str(f, m->events[i].spec);
-		fputs(",\"attach\":", f);
-		json_str(f, m->events[i].attach);
-		fputc('}', f);
-	}
-	fputs("],\"key\":", f);
-	json_str(f, m->key);
-	fputs(",\"by\":[", f);
-	for (int i = 0; i < m->nby; i++) {
-		fputs(i ? "," : "", f);
-		json_str(f, m->by[i]);
-	}
-	/* what the JSON alone would not tell a reader (model/reader.h) */
-	fputs("],\"formats\":[", f);
-	for (int i = 0; i < m->nby; i++)
-		fprintf(f, "%s\"%s\"", i ? "," : "", fmt_name(m->by_fmt[i]));
-	fputc(']', f);
-	if (m->stacks)
-		fprintf(f, ",\"stacks\":\"%s\"", m->stacks == M_STACKS_ONCPU ? "oncpu" : "offcpu");
-	if (m->counts)
-		fputs(",\"counts\":true", f);
-	fputs(",\"groups\":[", f);
-	for (int i = 0; i < n; i++) {
-		struct hist hb;
-		const struct hist *h = group_hist(v[i], &hb);
-		bool first = true;
-
-		fprintf(f, "%s{\"by\":{", i ? "," : "");
-		for (int j = 0; j < m->nby; j++) {
-			char buf[128];
-
-			fputs(j ? "," : "", f);
-			json_str(f, m->by[j]);
-			fputc(':', f);
-			json_str(f, label(m, v[i], j, buf));
-		}
-		fputc('}', f);
-		write_json_values(f, m, v[i]);
-		fprintf(f, ",\"count\":%llu,\"sum\":%llu", (unsigned long long)h->count,
-			(unsigned long long)h->sum);
-		if (m->kind == M_FUNC)
-			fprintf(f, ",\"self\":%llu,\"total\":%llu", (unsigned long long)v[i]->self_ns,
-				(unsigned long long)v[i]->total_ns);
-		fputs(",\"mean\":", f);
-		json_num(f, hist_mean(h));
-		fputs(",\"stddev\":", f);
-		json_num(f, hist_stddev(h));
-		fprintf(f, ",\"min\":%llu,\"max\":%llu", (unsigned long long)h->min,
-			(unsigned long long)h->max);
-		for (int j = 0; j < HIST_NQUANTILES; j++) {
-			fprintf(f, ",\"%s\":", hist_shown[j].key);
-			json_num(f, hist_quantile(h, hist_shown[j].q));
-		}
-		fputs(",\"buckets\":[", f);
-		for (int b = 0; b < HIST_BUCKETS; b++) {
-			if (!h->slots[b])
-				continue;
-			fprintf(f, "%s[%llu,%llu,%llu]", first ? "" : ",",
-				(unsigned long long)hist_bucket_low(b),
-				(unsigned long long)hist_bucket_high(b),
-				(unsigned long long)h->slots[b]);
-			first = false;
-		}
-		fputc(']', f);
-		explain_write_json(f, m, v[i]);
-		fputc('}', f);
-	}
-	if (m->kind == M_FUNC) {
-		fprintf(f, "],\"functions\":{\"attached\":%d,\"skipped\":%d,\"attach_ms\":",
-			m->funcs_attached, m->funcs_skipped);
-		json_num(f, m->attach_ms);
-		fputc('}', f);
-	} else {
-		fputc(']', f);
-	}
-	fprintf(f, ",\"groups_total\":%d,\"lost\":%llu,\"drops\":{", m->ngroups,
-		(unsigned long long)measurement_lost(m));
-	for (int i = 0; i < m->ndrops; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", m->drops[i].name,
-			(unsigned long long)m->drops[i].value);
-	fputs("},\"unmatched\":{", f);
-	for (int i = 0, n = 0; i < m->ndrops; i++)
-		if (m_drop_unmatched(m->drops[i].name))
-			fprintf(f, "%s\"%s\":%llu", n++ ? "," : "", m->drops[i].name,
-				(unsigned long long)m->drops[i].value);
-	fputc('}', f);
-	write_cost_json(f, m);
-	if (m->cgroup_names.on)
-		fprintf(f, ",\"cgroup_names\":{\"lookups\":%llu,\"misses\":%llu,\"unknown\":%llu,"
-			"\"cached\":%llu,\"evicted\":%llu}",
-			(unsigned long long)m->cgroup_names.lookups,
-			(unsigned long long)m->cgroup_names.misses,
-			(unsigned long long)m->cgroup_names.unknown,
-			(unsigned long long)m->cgroup_names.cached,
-			(unsigned long long)m->cgroup_names.evicted);
-	fputs("}\n", f);
 }
 
 /* A cell a spreadsheet would run as a formula (= + - @, or a tab or CR
@@ -795,9 +573,9 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 		vo->header_done = true;
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
-		const struct hist *h = group_hist(v[i], &hb);
+		const struct hist *h = output_group_hist(v[i], &hb);
 
-			csv_field(f, label(m, v[i], 0, buf));
+			csv_field(f, output_label(m, v[i], 0, buf));
 			fprintf(f, ",%llu,%.3f,%.3f,%.3f\n", (unsigned long long)h->count,
 				v[i]->total_ns / 1e3, v[i]->self_ns / 1e3, hist_mean(h) / 1e3);
 		}
@@ -822,12 +600,12 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 	}
 	for (int i = 0; i < n; i++) {
 		struct hist hb;
-		const struct hist *h = group_hist(v[i], &hb);
+		const struct hist *h = output_group_hist(v[i], &hb);
 
 		fprintf(f, "%d", m->interval);
 		for (int j = 0; j < m->nby; j++) {
 			fputc(',', f);
-			csv_field(f, label(m, v[i], j, buf));
+			csv_field(f, output_label(m, v[i], j, buf));
 		}
 		if (m->counts) {
 			fprintf(f, ",%llu\n", (unsigned long long)h->count);
@@ -869,7 +647,7 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 		write_text(f, m, v, g, n);
 		break;
 	case OUT_JSON:
-		write_json(f, m, g, n, v->cmdline);
+		json_write(f, m, g, n, v->cmdline);
 		break;
 	case OUT_HTML:
 		/* the page is written at the end, of every interval's JSON */
@@ -879,7 +657,7 @@ int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 			err = -ENOMEM;
 			break;
 		}
-		write_json(v->docs, m, g, n, v->cmdline);
+		json_write(v->docs, m, g, n, v->cmdline);
 		free(g);
 		return ferror(v->docs) ? -ENOMEM : 0;
 	case OUT_CSV:

@@ -9,7 +9,9 @@ include files of its own module and of lower layers only, by path from src/
   - every #include "x/y.h" of a source names a file that exists;
   - no include points to a higher layer;
   - the include graph between modules has no cycle (modules of one layer,
-    the commands, may use each other, but not in a loop).
+    the commands, may use each other, but not in a loop);
+  - no source file is over MAX_LINES lines: a file that grows past it has
+    more than one job.
 Prints one line per finding and ends with "N passed, N failed".
 """
 import collections
@@ -18,6 +20,7 @@ import os
 import re
 import sys
 
+MAX_LINES = 900
 LAYERS = ["lib", "syms", "model", "kernel", "view", "cmd", "cli", "main"]
 
 
@@ -46,6 +49,10 @@ def main():
             failed += 1
             continue
         ok = True
+        lines = sum(1 for _ in open(f))
+        if lines > MAX_LINES:
+            print(f"FAIL {f}: {lines} lines, over {MAX_LINES}")
+            ok = False
         for inc in re.findall(r'^#include "([^"]+)"', open(f).read(), re.M):
             if "/" not in inc:
                 continue  # generated in the build folder: skeletons, tables

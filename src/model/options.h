@@ -112,13 +112,13 @@ enum opt_id {
 };
 #define OPT(id) (1ULL << O_##id)
 /* What every measuring command takes: filters, the workload, timing,
- * grouping and the views. */
+ * grouping, the views and the kernel's types (--btf). */
 #define OPTS_MEASURE                                                                    \
 	(OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |    \
 	 OPT(INTERVAL) | OPT(COUNT) | OPT(BY) | OPT(UNIT) | OPT(FORMAT) | OPT(OUTPUT) | \
-	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(ALL) | OPT(MAX_GROUPS) | OPT(HEATMAP))
+	 OPT(HIST) | OPT(SORT) | OPT(TOP) | OPT(ALL) | OPT(MAX_GROUPS) | OPT(HEATMAP) | OPT(BTF))
 /* Taken by every command, declared or not. */
-#define OPTS_ALWAYS (OPT(BTF) | OPT(VERBOSE) | OPT(HELP))
+#define OPTS_ALWAYS (OPT(VERBOSE) | OPT(HELP))
 
 /* --max-groups when none is given, unless the command says otherwise. */
 #define DEFAULT_MAX_GROUPS 4096

@@ -7,6 +7,7 @@
  * and the differential flame graph.  Exit 0, 1 (--fail-on) or 2, nothing
  * else. */
 #include "fuzz.h"
+#include "cmd/commands.h"
 #include "cmd/command.h"
 
 static char dir[] = "/tmp/kdist-fuzz-diff.XXXXXX", base[PATH_MAX], new[PATH_MAX];

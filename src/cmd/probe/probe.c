@@ -98,5 +98,6 @@ const struct command cmd_probe = {
 	.name = "probe",
 	.args = "",
 	.summary = "what this kernel supports and how kdist will attach",
+	.opts = OPT(BTF),
 	.run = probe_run,
 };

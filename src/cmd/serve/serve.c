@@ -615,7 +615,7 @@ const struct command cmd_serve = {
 	.name = "serve",
 	.args = "",
 	.summary = "serve measurements to Prometheus over HTTP (GET /metrics)",
-	.opts = OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
+	.opts = OPT(BTF) | OPT(MEASURE) | OPT(CONFIG) | OPT(LISTEN) | OPT(BUCKETS) | OPT(MAX_GROUPS) |
 		OPT(RETIRE_AFTER) | OPT(ALLOW_HOST) | OPT(USER) | OPT(WEB_CONFIG) | OPT(OTLP) |
 		OPT(OTLP_INTERVAL),
 	.max_groups = 512,

@@ -412,7 +412,7 @@ const struct command cmd_trace = {
 	.name = "trace",
 	.args = "EVENT",
 	.summary = "print each event of a tracepoint with its fields (--fields, --if, --max-rate)",
-	.opts = OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |
+	.opts = OPT(BTF) | OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |
 		OPT(FORMAT) | OPT(OUTPUT) | OPT(IF) | OPT(FIELDS) | OPT(MAX_RATE),
 	.prepare = trace_prepare,
 	.attach = trace_attach,

@@ -215,7 +215,7 @@ report|bad arguments
 report $TMP/missing.json|failed to read
 report $TMP/other.json|not a kdist.measurement
 report $TMP/cut.json|line 1
-report $TMP/other.json -o json|bad output format
+report $TMP/other.json -o jsn|bad output format
 pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep --heatmap|--heatmap is for
 pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep -i 1 --heatmap -o json|--heatmap is for
 EOF2

@@ -102,9 +102,9 @@ test_serve_emfile() {
 	local t0 t1 used code
 	# about 105 descriptors for runq's BPF objects (each pair object has
 	# the maps of --explain, --match and small-number groups, one entry
-	# each when unused) and the rest: room for ~45 connections, far fewer
+	# each when unused) and the rest: room for ~25 connections, far fewer
 	# than the 200 idle ones and the slots
-	local SERVE_WRAP=(prlimit --nofile=150:150)
+	local SERVE_WRAP=(prlimit --nofile=130:130)
 	serve_start --measure runq || { fail "start"; return; }
 	attack idle x 200 6 &
 	local ap=$!

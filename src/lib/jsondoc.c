@@ -233,10 +233,7 @@ char *doc_text(const char *s)
 #define SCHEMA_MEASUREMENT "kdist.measurement/1"
 #define SCHEMA_DIFF "kdist.diff/1"
 
-/* The first inconsistency, said once: "bad measurement NAME: WHERE: WHAT". */
-static int bad(const char *name, long group, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int bad(const char *name, long group, const char *fmt, ...)
+int jsondoc_bad(const char *name, long group, const char *fmt, ...)
 {
 	char what[256];
 	va_list ap;
@@ -286,22 +283,22 @@ static int check_buckets(const char *name, long gi, json_t *g, double count)
 	size_t i;
 
 	if (!json_is_array(buckets))
-		return bad(name, gi, "no buckets array");
+		return jsondoc_bad(name, gi, "no buckets array");
 	json_array_foreach(buckets, i, b) {
 		if (!json_is_array(b) || json_array_size(b) != 3 ||
 		    !count_of(json_array_get(b, 0), &lo) || !count_of(json_array_get(b, 1), &hi) ||
 		    !count_of(json_array_get(b, 2), &n))
-			return bad(name, gi, "bucket %zu is not [low, high, count] of non-negative integers",
+			return jsondoc_bad(name, gi, "bucket %zu is not [low, high, count] of non-negative integers",
 				   i + 1);
 		/* beyond 2^53, doubles of adjacent bounds may be equal */
 		if (hi < lo || lo < prev || (lo == prev && lo < 0x1p53))
-			return bad(name, gi, "bucket %zu [%.0f, %.0f] is not above the one before",
+			return jsondoc_bad(name, gi, "bucket %zu [%.0f, %.0f] is not above the one before",
 				   i + 1, lo, hi);
 		prev = hi;
 		sum += n;
 	}
 	if (sum != count)
-		return bad(name, gi, "count %.0f is not the sum of its buckets (%.0f)", count, sum);
+		return jsondoc_bad(name, gi, "count %.0f is not the sum of its buckets (%.0f)", count, sum);
 	return 0;
 }
 
@@ -313,30 +310,30 @@ static int check_group(const char *name, json_t *doc, long gi, json_t *g)
 	size_t i;
 
 	if (!json_is_object(g))
-		return bad(name, gi, "not an object");
+		return jsondoc_bad(name, gi, "not an object");
 	if (!strings_of(labels))
-		return bad(name, gi, "\"by\" is not an object of labels");
+		return jsondoc_bad(name, gi, "\"by\" is not an object of labels");
 	json_array_foreach(by, i, v)
 		if (!json_object_get(labels, json_string_value(v)))
-			return bad(name, gi, "no label for '%s'", json_string_value(v));
+			return jsondoc_bad(name, gi, "no label for '%s'", json_string_value(v));
 	if ((v = json_object_get(g, "values")) && !json_is_object(v))
-		return bad(name, gi, "\"values\" is not an object");
+		return jsondoc_bad(name, gi, "\"values\" is not an object");
 	if (!count_of(json_object_get(g, "count"), &count))
-		return bad(name, gi, "count is not a non-negative integer");
+		return jsondoc_bad(name, gi, "count is not a non-negative integer");
 	if (!num_of(json_object_get(g, "sum"), &x) || x < 0 || x >= 0x1p64)
-		return bad(name, gi, "sum is not a non-negative number below 2^64");
+		return jsondoc_bad(name, gi, "sum is not a non-negative number below 2^64");
 	if (count && (!num_of(json_object_get(g, "min"), &min) ||
 		      !num_of(json_object_get(g, "max"), &max) || min < 0 || min > max))
-		return bad(name, gi, "min and max are not 0 <= min <= max");
+		return jsondoc_bad(name, gi, "min and max are not 0 <= min <= max");
 	for (i = 0; i < ARRAY_SIZE(stats); i++) {
 		v = json_object_get(g, stats[i]);
 		if (v && !json_is_null(v) && !num_of(v, &x))
-			return bad(name, gi, "%s is not a number", stats[i]);
+			return jsondoc_bad(name, gi, "%s is not a number", stats[i]);
 	}
 	for (i = 0; i < 2; i++) {
 		v = json_object_get(g, i ? "self" : "total");
 		if (v && (!num_of(v, &x) || x < 0))
-			return bad(name, gi, "%s is not a non-negative number", i ? "self" : "total");
+			return jsondoc_bad(name, gi, "%s is not a non-negative number", i ? "self" : "total");
 	}
 	return check_buckets(name, gi, g, count);
 }
@@ -350,18 +347,18 @@ static int check_measurement(const char *name, json_t *doc)
 
 	for (i = 0; i < ARRAY_SIZE(texts); i++)
 		if (!json_is_string(json_object_get(doc, texts[i])))
-			return bad(name, 0, "\"%s\" is not a string", texts[i]);
+			return jsondoc_bad(name, 0, "\"%s\" is not a string", texts[i]);
 	if (!num_of(json_object_get(doc, "duration_s"), &x) || x < 0)
-		return bad(name, 0, "duration_s is not a non-negative number");
+		return jsondoc_bad(name, 0, "duration_s is not a non-negative number");
 	if ((v = json_object_get(doc, "interval")) && !count_of(v, &x))
-		return bad(name, 0, "interval is not a non-negative integer");
+		return jsondoc_bad(name, 0, "interval is not a non-negative integer");
 	if (!json_is_array(by))
-		return bad(name, 0, "\"by\" is not an array");
+		return jsondoc_bad(name, 0, "\"by\" is not an array");
 	json_array_foreach(by, i, v)
 		if (!json_is_string(v))
-			return bad(name, 0, "\"by\" name %zu is not a string", i + 1);
+			return jsondoc_bad(name, 0, "\"by\" name %zu is not a string", i + 1);
 	if (!json_is_array(groups))
-		return bad(name, 0, "\"groups\" is not an array");
+		return jsondoc_bad(name, 0, "\"groups\" is not an array");
 	return 0;
 }
 
@@ -378,23 +375,23 @@ static int check_diff_group(const char *name, json_t *doc, long gi, json_t *g)
 
 	if (!json_is_object(g) || !strings_of(json_object_get(g, "by")) ||
 	    !json_is_string(json_object_get(g, "verdict")))
-		return bad(name, gi, "no \"by\" labels or verdict");
+		return jsondoc_bad(name, gi, "no \"by\" labels or verdict");
 	v = json_object_get(g, "test");
 	if (!json_is_null(v) && (!json_is_object(v) ||
 	    !num_of(json_object_get(v, "p"), &x) || !num_of(json_object_get(v, "z"), &x)))
-		return bad(name, gi, "test is neither null nor {p, z}");
+		return jsondoc_bad(name, gi, "test is neither null nor {p, z}");
 	for (size_t s = 0; s < ARRAY_SIZE(stats); s++) {
 		json_t *c = json_object_get(g, stats[s]), *pct;
 		bool want = func || (s != 1 && s != 2);
 
 		if (want != !!c)
-			return bad(name, gi, "%s: %s", stats[s], want ? "missing" : "only for func");
+			return jsondoc_bad(name, gi, "%s: %s", stats[s], want ? "missing" : "only for func");
 		if (!c)
 			continue;
 		pct = json_object_get(c, "change_pct");
 		if (!num_of(json_object_get(c, "base"), &x) || !num_of(json_object_get(c, "new"), &x) ||
 		    !(json_is_null(pct) || num_of(pct, &x)))
-			return bad(name, gi, "%s is not {base, new, change_pct}", stats[s]);
+			return jsondoc_bad(name, gi, "%s is not {base, new, change_pct}", stats[s]);
 	}
 	return 0;
 }
@@ -412,22 +409,22 @@ static int check_diff(const char *name, json_t *doc)
 		if (!json_is_object(v) || !num_of(json_object_get(v, "duration_s"), &x) ||
 		    !count_of(json_object_get(v, "groups"), &x) ||
 		    !json_is_string(json_object_get(v, "command")))
-			return bad(name, 0, "\"%s\" is not a measurement's summary", sides[s]);
+			return jsondoc_bad(name, 0, "\"%s\" is not a measurement's summary", sides[s]);
 	}
 	if (!num_of(json_object_get(doc, "alpha"), &x) ||
 	    !num_of(json_object_get(doc, "min_change_pct"), &x))
-		return bad(name, 0, "no alpha or min_change_pct");
+		return jsondoc_bad(name, 0, "no alpha or min_change_pct");
 	if (!json_is_array(groups))
-		return bad(name, 0, "\"groups\" is not an array");
+		return jsondoc_bad(name, 0, "\"groups\" is not an array");
 	for (s = 0; s < 2; s++) {
 		v = json_object_get(doc, s ? "new_groups" : "gone_groups");
 		if (v && !json_is_array(v))
-			return bad(name, 0, "%s is not an array", s ? "new_groups" : "gone_groups");
+			return jsondoc_bad(name, 0, "%s is not an array", s ? "new_groups" : "gone_groups");
 		json_array_foreach(v, i, g) {
 			if (!json_is_object(g) || !strings_of(json_object_get(g, "by")) ||
 			    !count_of(json_object_get(g, "count"), &x) ||
 			    !num_of(json_object_get(g, "p50"), &x))
-				return bad(name, 0, "%s %zu is not {by, count, p50}",
+				return jsondoc_bad(name, 0, "%s %zu is not {by, count, p50}",
 					   s ? "new_groups" : "gone_groups", i + 1);
 		}
 	}

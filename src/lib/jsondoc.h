@@ -53,4 +53,9 @@ typedef int (*json_group_fn)(void *ctx, json_t *doc, json_t *group, size_t index
 int json_docs_parse(const char *name, const char *text, size_t len, size_t flags,
 		    json_doc_fn fn, json_group_fn gfn, void *ctx);
 
+/* The first inconsistency of a measurement, said once: "bad measurement
+ * NAME: group G: WHAT" (G > 0) or "bad measurement NAME: WHAT"; -EINVAL. */
+int jsondoc_bad(const char *name, long group, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

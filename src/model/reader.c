@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,22 +19,6 @@ struct rd {
 	int docs;
 };
 
-static int bad(const struct rd *d, long group, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int bad(const struct rd *d, long group, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (group > 0)
-		kd_err("bad measurement %s: group %ld: %s", d->name, group, what);
-	else
-		kd_err("bad measurement %s: %s", d->name, what);
-	return -EINVAL;
-}
 
 /* jansson's integers are signed 64-bit: a frame's kernel address above
  * 2^63 would fail the whole document.  Such an integer is rewritten as the
@@ -110,7 +93,7 @@ static int field(const struct rd *d, char *dst, size_t size, json_t *v, const ch
 		return -ENOMEM;
 	if (strlen(t) >= size) {
 		free(t);
-		return bad(d, 0, "%s is longer than %zu bytes", what, size - 1);
+		return jsondoc_bad(d->name, 0, "%s is longer than %zu bytes", what, size - 1);
 	}
 	strcpy(dst, t);
 	free(t);
@@ -125,9 +108,9 @@ static int read_events(struct rd *d, json_t *events)
 	int err = 0;
 
 	if (events && !json_is_array(events))
-		return bad(d, 0, "\"events\" is not an array");
+		return jsondoc_bad(d->name, 0, "\"events\" is not an array");
 	if (json_array_size(events) > M_MAX_EVENTS)
-		return bad(d, 0, "more than %d events", M_MAX_EVENTS);
+		return jsondoc_bad(d->name, 0, "more than %d events", M_MAX_EVENTS);
 	json_array_foreach(events, i, e) {
 		struct m_event *me = &m->events[i];
 
@@ -147,7 +130,7 @@ static int read_by(struct rd *d, json_t *by, json_t *formats)
 	int err = 0;
 
 	if (json_array_size(by) > M_MAX_BY)
-		return bad(d, 0, "more than %d \"by\" keys", M_MAX_BY);
+		return jsondoc_bad(d->name, 0, "more than %d \"by\" keys", M_MAX_BY);
 	m->nby = (int)json_array_size(by);
 	json_array_foreach(by, i, v) {
 		const char *f = json_string_value(json_array_get(formats, i));
@@ -167,16 +150,16 @@ static int read_drops(struct rd *d, json_t *drops)
 	json_t *v;
 
 	if (drops && !json_is_object(drops))
-		return bad(d, 0, "\"drops\" is not an object");
+		return jsondoc_bad(d->name, 0, "\"drops\" is not an object");
 	json_object_foreach(drops, name, v) {
 		const char *n = m_intern(name, strlen(name));
 
 		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			return bad(d, 0, "drop counter '%s' is not a non-negative integer", n ? n : "?");
+			return jsondoc_bad(d->name, 0, "drop counter '%s' is not a non-negative integer", n ? n : "?");
 		if (!n)
 			return -ENOMEM;
 		if (d->m.ndrops == M_MAX_DROPS)
-			return bad(d, 0, "more than %d drop counters", M_MAX_DROPS);
+			return jsondoc_bad(d->name, 0, "more than %d drop counters", M_MAX_DROPS);
 		measurement_add_drop(&d->m, n, json_integer_value(v));
 	}
 	return 0;
@@ -233,7 +216,7 @@ static int read_kind(struct rd *d, json_t *doc)
 	for (k = 0; k < ARRAY_SIZE(kinds) && strcmp(kind, kinds[k]); k++)
 		;
 	if (k == ARRAY_SIZE(kinds))
-		return bad(d, 0, "kind '%s' is not latency, value or func", kind);
+		return jsondoc_bad(d->name, 0, "kind '%s' is not latency, value or func", kind);
 	m->kind = k;
 	/* documents written before "stacks" and "counts": the commands that
 	 * make stack measurements, and the unit of counted events */
@@ -331,7 +314,7 @@ static int read_stack(struct rd *d, long gi, const char *by, json_t *frames, str
 
 		if (!json_is_string(json_object_get(fr, "name")) ||
 		    !json_is_integer(json_object_get(fr, "addr"))) {
-			err = bad(d, gi, "frame %zu of '%s' is not {name, addr}", i + 1, by);
+			err = jsondoc_bad(d->name, gi, "frame %zu of '%s' is not {name, addr}", i + 1, by);
 			break;
 		}
 		f[i].name = itext(json_object_get(fr, "name"));
@@ -393,7 +376,7 @@ static int read_key(struct rd *d, long gi, json_t *g, struct m_value *key)
 				return -ENOMEM;
 			key[i] = mv_named(n);
 		} else if (v) {
-			return bad(d, gi, "the value of '%s' is neither an integer nor frames", by);
+			return jsondoc_bad(d->name, gi, "the value of '%s' is neither an integer nor frames", by);
 		} else {
 			key[i] = plain_value(label, d->m.by_fmt[i]);
 		}
@@ -430,7 +413,7 @@ static int read_hist(struct rd *d, long gi, json_t *g, struct hist *h)
 		unsigned int at = hist_index(lo);
 
 		if (hist_bucket_low(at) != lo || hist_bucket_high(at) != hi)
-			return bad(d, gi, "bucket %zu [%llu, %llu] is not one of kdist's buckets",
+			return jsondoc_bad(d->name, gi, "bucket %zu [%llu, %llu] is not one of kdist's buckets",
 				   i + 1, (unsigned long long)lo, (unsigned long long)hi);
 		h->slots[at] += u64_of(json_array_get(b, 2));
 	}

@@ -103,18 +103,22 @@ test_stacks_merged_by_frames() {
 	pass "wide_loop: one group of ${wide//[\[\]]/} of $all samples; 16 full raw stacks shown as $n16 groups"
 }
 
-# At the highest rate the kernel allows (perf_event_max_sample_rate; a
-# cpu-clock period of 10 us at the default 100000 Hz) the samples take most
+# At a quarter of the highest rate the kernel allows (perf_event_max_sample_rate,
+# 100000 Hz by default: a cpu-clock period of 40 us) the samples take much
 # of both CPUs, and two CPU hogs (a busy machine) make every sample walk a
 # stack.  The run still ends at -d and at SIGTERM: it once read its tables
 # under the samples after -d 1 for 15 s to 70 s, and a SIGTERM waited for
-# that read (14 s to 59 s), beside the same two hogs.  Timed from "Tracing"
-# (start-up is not the question); the bounds are generous, as a machine
-# whose other work stalls any process for a second or two still needs a
-# few seconds to print 4,000 stacks.
-test_stacks_profile_max_rate_ends() {
+# that read (14 s to 59 s), beside the same two hogs.  Not the highest
+# rate itself: cpu-clock samples are hrtimer interrupts, which the kernel's
+# perf_cpu_time_max_percent does not throttle, and in a VM whose timer
+# interrupts exit to the host they then take all of both CPUs, so that no
+# process runs (this test's shell included) until they stop.  Timed from
+# "Tracing" (start-up is not the question); the bounds are generous, as a
+# machine whose other work stalls any process for a second or two still
+# needs a few seconds to print 4,000 stacks.
+test_stacks_profile_high_rate_ends() {
 	local max hogs=() t0 t1 rc1 rc2 pid wd n1 n2 ms1 ms2
-	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	max=$(( $(cat /proc/sys/kernel/perf_event_max_sample_rate) / 4 ))
 	yes >/dev/null & hogs+=($!)
 	yes >/dev/null & hogs+=($!)
 	timeout -s KILL 60 "$KDIST" profile -F "$max" -d 1 -o folded >"$TMP/max.folded" 2>"$TMP/max.err" &

@@ -134,7 +134,9 @@ EOF
 
 test_typed_pointer_hex_and_null_counted() {
 	# prev->mm: a pointer, printed in hex; kernel threads have none, and
-	# reading through it (prev->mm->owner) meets NULL, counted per event
+	# reading through it (prev->mm->owner) meets NULL, counted per event;
+	# each is in the group 0x0, beside the switches of a task whose mm has
+	# no owner left (it exits: mm_update_next_owner found no other)
 	"$KDIST" count sched:sched_switch --by 'prev->mm' -d 1 -o json >"$TMP/mm.json" 2>"$TMP/err" ||
 		{ fail "exit $?: $(cat "$TMP/err")"; return; }
 	local hex nulls
@@ -145,7 +147,7 @@ test_typed_pointer_hex_and_null_counted() {
 	nulls=$(typed_drop "$TMP/mo.json" path_null)
 	local zero
 	zero=$(typed_group "$TMP/mo.json" 'prev->mm->owner' 0x0)
-	[ "$nulls" -gt 0 ] && [ "$nulls" = "$zero" ] ||
+	[ "$nulls" -gt 0 ] && [ "$nulls" -le "$zero" ] ||
 		{ fail "path_null $nulls, group 0x0 $zero: kernel threads switch out every second"; return; }
-	pass "pointers in hex; $nulls switches of kernel threads (prev->mm NULL) counted as path_null"
+	pass "pointers in hex; $nulls switches of kernel threads (prev->mm NULL) counted as path_null, in the $zero of group 0x0"
 }

@@ -9,7 +9,36 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+
+/*
+ * The outer map's template, typed like the arrays it holds: Linux 6.1 and
+ * older compare a map's timer offset with the template's, and that offset
+ * is "no BTF" for a map created without types but "none found" for the
+ * object's own arrays, which have them, so an untyped template refuses them.
+ * Its own types (a u32 key, an opaque struct hist of the size) suffice.
+ */
+static int template_create(unsigned int n)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	struct btf *btf = btf__new_empty();
+	int key, value, fd = -1;
+
+	if (!btf)
+		return -1;
+	key = btf__add_int(btf, "u32", sizeof(uint32_t), 0);
+	value = btf__add_struct(btf, "hist", sizeof(struct hist));
+	if (key > 0 && value > 0 && !btf__load_into_kernel(btf)) {
+		opts.btf_fd = btf__fd(btf);
+		opts.btf_key_type_id = key;
+		opts.btf_value_type_id = value;
+		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "dense_inner", sizeof(uint32_t),
+				    sizeof(struct hist), n, &opts);
+	}
+	btf__free(btf);	/* the map holds the kernel's copy */
+	return fd;
+}
 
 int dense_size(struct dense *d, struct bpf_map *slot, struct bpf_map *a, struct bpf_map *b,
 	       struct bpf_map *outer, bool on, bool drain)
@@ -25,8 +54,7 @@ int dense_size(struct dense *d, struct bpf_map *slot, struct bpf_map *a, struct 
 	bpf_map__set_max_entries(b, drain ? n : 1);
 	/* the outer map's template, of the size the verifier inlines the
 	 * lookups for and the swap checks (libbpf cannot resize its own) */
-	d->inner_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "dense_inner", sizeof(uint32_t),
-				     sizeof(struct hist), n, NULL);
+	d->inner_fd = template_create(n);
 	if (d->inner_fd < 0 || bpf_map__set_inner_map_fd(outer, d->inner_fd)) {
 		int err = -errno;
 

@@ -21,9 +21,19 @@ bool kd_bad_input;
 #define ECHO_MAX 96
 const char *kd_err_context;
 
+/* The next quote from s, skipping the apostrophes of words ("kernel's"),
+ * which neither open nor close a quoted value; NULL where there is none. */
+static char *next_quote(char *text, char *s)
+{
+	for (char *q = strchr(s, '\''); q; q = strchr(q + 1, '\''))
+		if (q == text || !isalnum((unsigned char)q[-1]) || !isalpha((unsigned char)q[1]))
+			return q;
+	return NULL;
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
-	char *text, *s, *q;
+	char *text, *s, *q, *end;
 
 	if (vasprintf(&text, fmt, ap) < 0) {
 		fputs("kdist: out of memory\n", stderr);
@@ -32,11 +42,11 @@ static void vmsg(const char *fmt, va_list ap)
 	fputs("kdist: ", stderr);
 	if (kd_err_context)
 		fprintf(stderr, "%s: ", kd_err_context);
-	for (s = text; (q = strchr(s, '\'')) && strchr(q + 1, '\''); s = strchr(q + 1, '\'') + 1) {
-		size_t len = strchr(q + 1, '\'') - q - 1;
+	for (s = text; (q = next_quote(text, s)) && (end = next_quote(text, q + 1)); s = end + 1) {
+		size_t len = end - q - 1;
 
 		if (len <= ECHO_MAX)
-			fwrite(s, 1, q + 1 + len + 1 - s, stderr);
+			fwrite(s, 1, end + 1 - s, stderr);
 		else
 			fprintf(stderr, "%.*s%.*s...' (%zu characters)", (int)(q + 1 - s), s,
 				ECHO_MAX, q + 1, len);

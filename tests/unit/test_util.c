@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,10 +95,48 @@ static void test_read_input(void)
 	rmdir(dir);
 }
 
+/* kd_err's line for fmt and arg, read back from stderr */
+static void err_line(char *out, size_t size, const char *fmt, const char *arg)
+{
+	char path[] = "/tmp/kdist-unit-err.XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	ssize_t n;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	kd_err(fmt, arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, out, size - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+}
+
+/* A quoted value longer than 96 characters is echoed as its start; the
+ * apostrophes of words are no quotes, however far apart. */
+static void test_err_echo(void)
+{
+	char line[1024], value[300];
+
+	memset(value, 'a', 200);
+	value[200] = '\0';
+	err_line(line, sizeof(line), "unknown event '%s': no such tracepoint", value);
+	check("err_echo_long_value_cut", strstr(line, "...' (200 characters): no such tracepoint\n") &&
+	      strlen(line) < 200, "got %s", line);
+	err_line(line, sizeof(line), "failed to find the kernel's types: %s (BTFHub's archive)", value);
+	check("err_echo_apostrophes_kept", strstr(line, value) && strstr(line, "(BTFHub's archive)\n"),
+	      "got %s", line);
+	err_line(line, sizeof(line), "bad name '%s'", "it's");
+	check("err_echo_apostrophe_in_value", !strcmp(line, "kdist: bad name 'it's'\n"), "got %s", line);
+}
+
 int main(void)
 {
 	test_escape();
 	test_escape_cut();
+	test_err_echo();
 	test_read_input();
 	return check_done();
 }

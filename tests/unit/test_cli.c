@@ -73,24 +73,15 @@ static char err_text[512];
 static int parse(const struct command *c, const char *const *args, struct options *o)
 {
 	char *argv[8] = { (char *)c->name };
-	int argc = 1, saved, err;
-	FILE *tmp = tmpfile();
-	size_t n;
+	int argc = 1, err;
+	struct captured cap;
 
 	for (int i = 0; i < 4 && args[i]; i++)
 		argv[argc++] = (char *)args[i];
 	memset(o, 0, sizeof(*o));
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fileno(tmp), 2);
+	cap = stderr_capture();
 	err = cli_parse(argc, argv, c, o);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(err_text, 1, sizeof(err_text) - 1, tmp);
-	err_text[n] = '\0';
-	fclose(tmp);
+	stderr_captured(&cap, err_text, sizeof(err_text));
 	free(o->args);
 	free(o->measures);
 	return err;

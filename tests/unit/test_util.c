@@ -98,20 +98,10 @@ static void test_read_input(void)
 /* kd_err's line for fmt and arg, read back from stderr */
 static void err_line(char *out, size_t size, const char *fmt, const char *arg)
 {
-	char path[] = "/tmp/kdist-unit-err.XXXXXX";
-	int fd = mkstemp(path), saved = dup(2);
-	ssize_t n;
+	struct captured cap = stderr_capture();
 
-	fflush(stderr);
-	dup2(fd, 2);
 	kd_err(fmt, arg);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	n = pread(fd, out, size - 1, 0);
-	out[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(path);
+	stderr_captured(&cap, out, size);
 }
 
 /* A quoted value longer than 96 characters is echoed as its start; the

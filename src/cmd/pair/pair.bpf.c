@@ -431,7 +431,7 @@ static __always_inline int start_thread(void *ctx, int src)
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct tid_slot *slot;
 	struct start_val *sv;
-	__u64 ts;
+	__u64 ts, sw;
 
 	if (task_filtered_out_cur(&cfg.filter, NULL, cur) || !cond_holds(ctx, src, NULL, 0))
 		return 0;
@@ -444,9 +444,10 @@ static __always_inline int start_thread(void *ctx, int src)
 		slot->born = born;
 		if (cfg.nby)
 			slot->v = read_val(ctx, &cfg.by[0], src);
+		sw = cfg.explain ? ex_switches(cur) : 0;
 		slot->ts = ts = bpf_ktime_get_ns();
 		if (cfg.explain)
-			ex_arm(cur, ts);
+			ex_arm(cur, ts, sw);
 		return 0;
 	}
 	sv = bpf_task_storage_get(&task_start, cur, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -454,6 +455,7 @@ static __always_inline int start_thread(void *ctx, int src)
 		drop(DROP_STORAGE);
 		return 0;
 	}
+	sw = cfg.explain ? ex_switches(cur) : 0;
 	ts = bpf_ktime_get_ns();
 	if (sv->ts && cfg.restart) {
 		/* the pending START ends here: a pair like any other */
@@ -469,7 +471,7 @@ static __always_inline int start_thread(void *ctx, int src)
 	}
 	sv->ts = ts;
 	if (cfg.explain)
-		ex_arm(cur, ts);
+		ex_arm(cur, ts, sw);
 	read_group(ctx, &sv->group, src, NULL);
 	if (cfg.slow_ns)
 		slow_who(ctx, &sv->slow, NULL, cfg.slow_stack == SLOW_STACK_START);

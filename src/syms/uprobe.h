@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What a uprobe may be put on without changing what the traced program
- * does, and user-function sets attached as one uprobe.multi link. */
+ * does (uprobe.multi links: kernel/umulti.h). */
 #ifndef KDIST_UPROBE_H
 #define KDIST_UPROBE_H
 
@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct bpf_program;
 struct elf_sym;
 
 /* NULL if the function can carry an entry probe and (with retprobe) a
@@ -27,15 +26,5 @@ int uprobe_refuse_unsafe(const char *path, const char *name, bool retprobe, cons
 
 /* 0 unless path is kdist's own binary: then one line on stderr, -EINVAL. */
 int uprobe_refuse_self(const char *path, const char *spec);
-
-/* Whether this kernel has uprobe.multi links (Linux 6.6). */
-bool uprobe_multi_supported(const char **why);
-/* Prepare prog, before loading, for uprobe_multi_attach(). */
-void uprobe_multi_prepare(struct bpf_program *prog);
-/* One uprobe.multi link on n offsets of path, each with its cookie;
- * returns the link descriptor or -errno. */
-int uprobe_multi_attach(const struct bpf_program *prog, const char *path,
-			const uint64_t *offsets, const uint64_t *cookies, size_t n,
-			bool retprobe, int pid);
 
 #endif

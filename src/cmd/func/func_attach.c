@@ -5,7 +5,7 @@
 #include "kernel/feature.h"
 #include "func.skel.h"
 #include "kernel/kfunc.h"
-#include "syms/uprobe.h"
+#include "kernel/umulti.h"
 #include "lib/util.h"
 #include "lib/progress.h"
 

@@ -8,7 +8,7 @@
 #include "func.skel.h"
 #include "kernel/kfunc.h"
 #include "kernel/stacks.h"
-#include "syms/uprobe.h"
+#include "kernel/umulti.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  * attached. */
 #include "kernel/feature.h"
 #include "cmd/func/func.h"
-#include "syms/uprobe.h"
+#include "kernel/umulti.h"
 #include "lib/util.h"
 #include "cmd/session.h"
 #include "cmd/command.h"

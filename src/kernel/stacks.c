@@ -44,7 +44,7 @@ struct proc {
 
 struct stack_syms {
 	int stacks_fd;
-	struct ksyms *ksyms;
+	const struct ksyms *ksyms;
 	bool ksyms_tried;
 	struct seen *seen[SEEN_BUCKETS];
 	/* processes: shared with the watch thread */
@@ -90,7 +90,6 @@ void stack_syms_free(struct stack_syms *ss)
 	for (size_t i = 0; i < ss->nprocs; i++)
 		proc_syms_free(ss->procs[i].syms);
 	free(ss->procs);
-	ksyms_free(ss->ksyms);
 	pthread_cond_destroy(&ss->wake);
 	pthread_mutex_destroy(&ss->lock);
 	free(ss);
@@ -447,7 +446,7 @@ void stack_syms_load_kernel(struct stack_syms *ss)
 	if (ss->ksyms_tried)
 		return;
 	ss->ksyms_tried = true;
-	ss->ksyms = ksyms_load();
+	ss->ksyms = ksyms_kernel();
 }
 
 static const struct m_stack *symbolize(struct stack_syms *ss, int id, bool user, pid_t pid)

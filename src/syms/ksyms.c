@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -157,6 +158,26 @@ fail:
 struct ksyms *ksyms_load(void)
 {
 	return ksyms_load_file("/proc/kallsyms");
+}
+
+static struct ksyms *kernel_ks;
+static int kernel_err;
+
+static void kernel_load(void)
+{
+	kernel_ks = ksyms_load();
+	if (!kernel_ks)
+		kernel_err = errno ? errno : EIO;
+}
+
+const struct ksyms *ksyms_kernel(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, kernel_load);
+	if (!kernel_ks)
+		errno = kernel_err;
+	return kernel_ks;
 }
 
 void ksyms_free(struct ksyms *ks)

@@ -20,6 +20,10 @@ struct ksyms;
 struct ksyms *ksyms_load(void);
 /* Same, from a file in kallsyms format. */
 struct ksyms *ksyms_load_file(const char *path);
+/* /proc/kallsyms as ksyms_load() reads it, once for the process and kept
+ * (never freed): every user shares one copy.  NULL with errno set, the
+ * same each time, if it could not be read (reported once). */
+const struct ksyms *ksyms_kernel(void);
 void ksyms_free(struct ksyms *ks);
 size_t ksyms_count(const struct ksyms *ks);
 /* The i-th symbol in address order, or NULL past the end. */

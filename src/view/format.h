@@ -11,11 +11,6 @@
 
 /* "ksym" -> FMT_KSYM; -EINVAL after printing why, naming `what`. */
 int fmt_parse(const char *name, enum m_fmt *f, const char *what);
-/* Load what the formatter needs (kallsyms), so that a failure is reported
- * before anything is traced.  0 or a negative errno after printing why. */
-int fmt_prepare(enum m_fmt f);
-/* The value as groups are keyed: see enum m_fmt. */
-struct m_value fmt_normalize(struct m_value v, enum m_fmt f);
 /* Text of v as views print it: buf, or a string that lives as long as v. */
 const char *fmt_value(const struct m_value *v, enum m_fmt f, char *buf, size_t len);
 /* Whether the printed text says more than the value itself (a name for a

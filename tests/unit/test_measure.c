@@ -175,19 +175,6 @@ static void test_formatters(void)
 	v = mv_num(99999);
 	check("unknown syscall numbered",
 	      !strcmp(fmt_value(&v, FMT_SYSCALL, buf, sizeof(buf)), "syscall_99999"), NULL);
-	v = fmt_normalize(mv_num((uint64_t)-9), FMT_ERRNO);
-	check("errno -9 is EBADF", !strcmp(fmt_value(&v, FMT_ERRNO, buf, sizeof(buf)), "EBADF"), NULL);
-	v = fmt_normalize(mv_num(3), FMT_ERRNO);
-	check("errno >= 0 is ok, one value", v.num == 0 &&
-	      !strcmp(fmt_value(&v, FMT_ERRNO, buf, sizeof(buf)), "ok"), NULL);
-	v = fmt_normalize(mv_text(text("WS")), FMT_RW);
-	check("rwbs WS is write", !strcmp(fmt_value(&v, FMT_RW, buf, sizeof(buf)), "write"), NULL);
-	check("rwbs FWS and W one value",
-	      fmt_normalize(mv_text(text("FWS")), FMT_RW).text == v.text &&
-	      fmt_normalize(mv_text(text("W")), FMT_RW).text == v.text, NULL);
-	v = fmt_normalize(mv_num(2), FMT_RW);
-	check("write flag is write", v.num == 1 && !strcmp(fmt_value(&v, FMT_RW, buf, sizeof(buf)),
-	      "write"), NULL);
 	v = mv_num(3);
 	check("softirq 3 is NET_RX", !strcmp(fmt_value(&v, FMT_SOFTIRQ, buf, sizeof(buf)), "NET_RX"),
 	      NULL);

@@ -127,7 +127,7 @@ int func_add_kernel(struct func *fp, const struct patterns *pt)
 	size_t navail, ndeny = 0, nnames = 0, matched = 0, nexact = 0;
 	int *globs = NULL, nglobs = 0;
 	int *per_glob = calloc(pt->nkernel, sizeof(int));
-	struct ksyms *ks = NULL;
+	const struct ksyms *ks;
 	const struct ksym *k;
 	int err = -ENOMEM;
 
@@ -155,7 +155,7 @@ int func_add_kernel(struct func *fp, const struct patterns *pt)
 	}
 	if (read_names("/sys/kernel/debug/kprobes/blacklist", 1, &deny, &ndeny, &bbuf))
 		kd_info("no kprobes blacklist (debugfs not mounted): relying on attach errors");
-	ks = ksyms_load();
+	ks = ksyms_kernel();
 	if (!ks) {
 		err = -errno;
 		goto out;
@@ -232,7 +232,6 @@ out:
 	free(exact);
 	free(globs);
 	free(names);
-	ksyms_free(ks);
 	free(avail);
 	free(fbuf);
 	free(deny);

@@ -8,6 +8,7 @@
 #include "kernel/cond.h"
 #include "kernel/container.h"
 #include "kernel/feature.h"
+#include "kernel/keys.h"
 #include "kernel/spec.h"
 #include "kernel/tracefs.h"
 #include "syms/syms.h"
@@ -406,7 +407,7 @@ static int resolve_by(struct pair *p, int side, int i, const char *given)
 		return err;
 	if (field >= 0) {
 		b->fmt = FMT_CONTAINER + field;
-		return fmt_prepare(b->fmt);
+		return key_prepare(b->fmt);
 	}
 	if (suffix) {
 		err = fmt_parse(suffix, &b->fmt, "--by");
@@ -414,7 +415,7 @@ static int resolve_by(struct pair *p, int side, int i, const char *given)
 			kd_err("bad --by '%s': stacks take no formatter", given);
 			err = -EINVAL;
 		}
-		return err ? err : fmt_prepare(b->fmt);
+		return err ? err : key_prepare(b->fmt);
 	}
 	b->fmt = default_fmt(p, side, name, v);
 	if (typed_of(p, side, name) && typed_of(p, side, name)->show == KSHOW_ENUM)

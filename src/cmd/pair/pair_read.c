@@ -8,6 +8,7 @@
 #include "kernel/container.h"
 #include "kernel/dense.h"
 #include "kernel/engine.h"
+#include "kernel/keys.h"
 #include "view/evline.h"
 #include "pair.skel.h"
 #include "kernel/stacks.h"
@@ -107,7 +108,7 @@ struct m_value pair_key_value(struct pair *p, int i, const struct group_key *g, 
 	case VAL_DLOC_FIELD:
 	case VAL_PATH_STR:
 		t = known ? m_intern_find(g->str, PAIR_STR_LEN) : m_intern(g->str, PAIR_STR_LEN);
-		return t ? fmt_normalize(mv_text(t), p->by[i].fmt) : mv_text(NULL);
+		return t ? key_normalize(mv_text(t), p->by[i].fmt) : mv_text(NULL);
 	case VAL_KSTACK:
 	case VAL_USTACK:
 		if (x == ~0ULL)
@@ -121,7 +122,7 @@ struct m_value pair_key_value(struct pair *p, int i, const struct group_key *g, 
 			if (t)
 				return mv_text(m_intern(t, strlen(t)));
 		}
-		return fmt_normalize(mv_num(x), p->by[i].fmt);
+		return key_normalize(mv_num(x), p->by[i].fmt);
 	}
 }
 

@@ -124,8 +124,7 @@ static void status_line(struct session *s, uint64_t t0, bool *shown)
 	uint64_t events = 0, lost = 0, t = now_ns();
 	char counts[96] = "";
 
-	if (!strcmp(s->cmd->name, "profile") || !strcmp(s->cmd->name, "offcpu") ||
-	    !strcmp(s->cmd->name, "wakeup") || strstr(by, "stack"))
+	if ((s->cmd->caps & CMD_STACK_GROUPS) || strstr(by, "stack"))
 		slow = true;
 	if (!slow && !s->cmd->read(s, &m)) {
 		for (int i = 0; i < m.ngroups; i++)
@@ -187,7 +186,7 @@ static int emit(struct session *s, FILE *out, struct measurement *prev, int inte
 	err = measurement_write(out, &delta, &s->opt->view);
 	if (err)
 		kd_err("failed to write output: %s", strerror(-err));
-	if (last && !strcmp(s->cmd->name, "pair"))
+	if (last && (s->cmd->caps & CMD_KEY_HINT))
 		pair_key_hint(interval ? &cur : &delta, s->opt->key);
 	measurement_clear(prev);
 	*prev = cur;
@@ -231,15 +230,16 @@ static int run_session(const struct command *c, struct options *o)
 	bool stop = false, have_workload = o->cmd || o->argv, created = false;
 	/* a status line only where a person watches, and not between
 	 * events printed as they happen */
-	bool status = isatty(STDERR_FILENO) && !o->slower_ns && strcmp(c->name, "trace");
+	bool status = isatty(STDERR_FILENO) && !o->slower_ns && !(c->caps & CMD_EVENT_LINES);
 	bool shown = false;
 	uint64_t next_status = 0;
 
 	sfd = kdist_signalfd();
 	if (sfd < 0)
 		return sfd;
-	if (o->view.format == OUT_MARKDOWN) {
-		kd_err("bad output format 'markdown': only diff writes markdown");
+	if (!view_can(o->view.format, VIEW_LIVE)) {
+		kd_err("bad output format '%s': only diff and report write %s",
+		       view_name(o->view.format), view_name(o->view.format));
 		err = -EINVAL;
 		goto out;
 	}
@@ -268,8 +268,7 @@ static int run_session(const struct command *c, struct options *o)
 	}
 	events_output(out, o->view.format);
 	/* the cost is in JSON (and the HTML page made of it) and on -v's line */
-	engine_stats_wanted(kd_verbose_level || o->view.format == OUT_JSON ||
-			    o->view.format == OUT_HTML);
+	engine_stats_wanted(kd_verbose_level || view_can(o->view.format, VIEW_COST));
 	err = session_start(&s);
 	if (err)
 		goto out;

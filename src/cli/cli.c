@@ -587,8 +587,11 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		kd_err("bad option: --stack needs --slower-than DURATION");
 		return -EINVAL;
 	}
-	if ((o->slower_ns || !strcmp(c->name, "trace")) && o->view.format > OUT_CSV) {
-		kd_err("bad option: events are printed as text, json or csv lines, not in this -o format");
+	if ((o->slower_ns || (c->caps & CMD_EVENT_LINES)) && !view_can(o->view.format, VIEW_EVENTS)) {
+		char names[64];
+
+		kd_err("bad option: events are printed as %s lines, not in this -o format",
+		       view_names(VIEW_EVENTS, names, sizeof(names)));
 		return -EINVAL;
 	}
 	if ((set & OPT(MAX_GROUPS)) && !o->max_groups)

@@ -29,6 +29,12 @@ enum command_caps {
 	CMD_SELF_TIME = 1 << 1,		/* it measures self time (--sort self) */
 	CMD_INTERVAL_INDEX = 1 << 2,	/* -i N picks an interval of its input,
 					 * not seconds */
+	CMD_EVENT_LINES = 1 << 3,	/* it prints a line per event as it comes
+					 * (no status line between them) */
+	CMD_STACK_GROUPS = 1 << 4,	/* its groups are stacks: reading them for
+					 * the status line takes long */
+	CMD_KEY_HINT = 1 << 5,		/* at the end, name the fields a --key could
+					 * use when ENDs found no START */
 };
 
 struct command {

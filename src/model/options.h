@@ -19,17 +19,12 @@ struct view_opts {
 	const char *sort;	/* "count", "total", "self", "key" ... */
 	int top;		/* at most this many groups, 0 = all (text: TEXT_TOP) */
 	bool all;		/* text: every group */
-	bool table;		/* text: many histogram groups became a table (kept for the run) */
 	struct linear {		/* value histograms in linear buckets */
 		double min, max, step;	/* step 0: log2 */
 	} linear;
-	bool header_done;	/* CSV header already written */
 	bool heatmap;		/* text with -i: the heatmap of the intervals so far */
-	struct heat *heat;	/* its history (heatmap.h) */
 	const char *cmdline;	/* the command line, for JSON and HTML; NULL: none */
-	FILE *docs;		/* HTML: the JSON documents so far, into docs_buf */
-	char *docs_buf;
-	size_t docs_len;
+	struct view_state *state;	/* what the view keeps over a run: its own (view/) */
 };
 
 

@@ -11,11 +11,23 @@
 #include "view/output_int.h"
 #include "view/explain_view.h"
 #include "view/table.h"
+#include "view/stackview.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What the views keep over the measurements of one run, reached through
+ * view_opts.state and freed by measurement_write_end. */
+struct view_state {
+	bool table;		/* text: many histogram groups became a table, for the run */
+	struct heat *heat;	/* text with --heatmap: the intervals so far (heatmap.h) */
+	bool header_done;	/* csv: the header is written */
+	FILE *docs;		/* html: the JSON documents so far, into docs_buf */
+	char *docs_buf;
+	size_t docs_len;
+};
 
 static const struct {
 	const char *name;
@@ -42,24 +54,6 @@ const char *unit_auto(double ns)
 	while (i > 0 && ns < units[i].div)
 		i--;
 	return units[i].name;
-}
-
-int output_parse_format(const char *s, enum out_format *f)
-{
-	static const char *const names[] = {
-		[OUT_TEXT] = "text", [OUT_JSON] = "json", [OUT_CSV] = "csv",
-		[OUT_FOLDED] = "folded", [OUT_SVG] = "svg", [OUT_MARKDOWN] = "markdown",
-		[OUT_HTML] = "html",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		if (!strcmp(s, names[i])) {
-			*f = i;
-			return 0;
-		}
-	}
-	kd_err("bad output format '%s': expected text, json, csv, folded, svg, markdown or html", s);
-	return -EINVAL;
 }
 
 static int by_total(const void *a, const void *b)
@@ -432,10 +426,9 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 	}
 }
 
-int stackview_write_top(FILE *f, const struct measurement *m, const struct view_opts *v, int n);
-
 /* --heatmap: the group's intervals so far, for the first groups shown. */
-static void write_heatmap(FILE *f, const struct measurement *m, struct view_opts *vo,
+static void write_heatmap(FILE *f, const struct measurement *m, const struct view_opts *vo,
+			  struct view_state *st,
 			  const struct m_group *g, const struct hist *h, int i)
 {
 	char label[512] = "all";
@@ -450,17 +443,17 @@ static void write_heatmap(FILE *f, const struct measurement *m, struct view_opts
 		text_group_label(l, m, g, ", ");
 		fclose(l);
 	}
-	if (heat_add(&vo->heat, label, m->interval, h)) {
+	if (heat_add(&st->heat, label, m->interval, h)) {
 		kd_err("failed to keep the heatmap: %s", strerror(ENOMEM));
 		return;
 	}
 	if (g && m->kind == M_FUNC)
 		fprintf(f, "\n%s\n", label);
-	heat_write(f, vo->heat, label, m->kind == M_VALUE && m->value_unit ? m->value_unit : "ns");
+	heat_write(f, st->heat, label, m->kind == M_VALUE && m->value_unit ? m->value_unit : "ns");
 }
 
-static void write_text(FILE *f, const struct measurement *m, struct view_opts *vo,
-		       const struct m_group **v, int n)
+static int write_text(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		      struct view_state *st, const struct m_group **v, int n)
 {
 	char dur[32];
 
@@ -484,7 +477,7 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 
 			for (int i = 0; i < m->ngroups; i++)
 				hist_merge(&all, output_group_hist(&m->groups[i], &hb));
-			write_heatmap(f, m, vo, NULL, &all, 0);
+			write_heatmap(f, m, vo, st, NULL, &all, 0);
 		}
 	} else if (m->counts) {
 		text_counts(f, m, v, n);
@@ -493,17 +486,17 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
 
-			write_heatmap(f, m, vo, v[i], output_group_hist(v[i], &hb), i);
+			write_heatmap(f, m, vo, st, v[i], output_group_hist(v[i], &hb), i);
 		}
-	} else if (vo->table || (n < m->ngroups && !vo->hist && !vo->top)) {
+	} else if (st->table || (n < m->ngroups && !vo->hist && !vo->top)) {
 		/* too many histograms for a screen: a row each, and a table
 		 * for the rest of the run so intervals read alike */
-		vo->table = true;
+		st->table = true;
 		text_group_table(f, m, v, n);
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
 
-			write_heatmap(f, m, vo, v[i], output_group_hist(v[i], &hb), i);
+			write_heatmap(f, m, vo, st, v[i], output_group_hist(v[i], &hb), i);
 		}
 	} else {
 		for (int i = 0; i < n; i++) {
@@ -523,12 +516,13 @@ static void write_text(FILE *f, const struct measurement *m, struct view_opts *v
 				write_hist_text(f, h, unit, div);
 			write_stats_text(f, m, h);
 			explain_write_text(f, m, v[i]);
-			write_heatmap(f, m, vo, v[i], h, i);
+			write_heatmap(f, m, vo, st, v[i], h, i);
 		}
 	}
-	text_more_groups(f, m, vo, v, n);
+	text_more_groups(f, m, vo, st->table, v, n);
 	write_drops_text(f, m);
 	write_cost_text(f, m);
+	return 0;
 }
 
 /* A cell a spreadsheet would run as a formula (= + - @, or a tab or CR
@@ -561,16 +555,16 @@ void csv_field(FILE *f, const char *s)
 	}
 }
 
-static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo,
-		      const struct m_group **v, int n)
+static int write_csv(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		     struct view_state *st, const struct m_group **v, int n)
 {
 	char buf[128];
 
 	if (m->kind == M_FUNC) {
 		/* the columns function-trace post-processing gives */
-		if (!vo->header_done)
+		if (!st->header_done)
 			fputs("function,calls,total_us,self_us,avg_us\n", f);
-		vo->header_done = true;
+		st->header_done = true;
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
 		const struct hist *h = output_group_hist(v[i], &hb);
@@ -579,9 +573,9 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 			fprintf(f, ",%llu,%.3f,%.3f,%.3f\n", (unsigned long long)h->count,
 				v[i]->total_ns / 1e3, v[i]->self_ns / 1e3, hist_mean(h) / 1e3);
 		}
-		return;
+		return 0;
 	}
-	if (!vo->header_done) {
+	if (!st->header_done) {
 		fputs("interval", f);
 		for (int i = 0; i < m->nby; i++) {
 			fputc(',', f);
@@ -596,7 +590,7 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 				fprintf(f, ",%s", hist_shown[j].key);
 			fputs(",max\n", f);
 		}
-		vo->header_done = true;
+		st->header_done = true;
 	}
 	for (int i = 0; i < n; i++) {
 		struct hist hb;
@@ -625,69 +619,168 @@ static void write_csv(FILE *f, const struct measurement *m, struct view_opts *vo
 		fputs("kdist: ", stderr);
 		write_drops_line(stderr, m, false);
 	}
+	return 0;
 }
 
-int stackview_write(FILE *f, const struct measurement *m, const struct view_opts *v);
+static int write_json(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		      struct view_state *st, const struct m_group **v, int n)
+{
+	json_write(f, m, v, n, vo->cmdline);
+	return 0;
+}
+
+/* the page is written at the end, of every interval's JSON */
+static int write_html(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		      struct view_state *st, const struct m_group **v, int n)
+{
+	if (!st->docs)
+		st->docs = open_memstream(&st->docs_buf, &st->docs_len);
+	if (!st->docs)
+		return -ENOMEM;
+	json_write(st->docs, m, v, n, vo->cmdline);
+	return ferror(st->docs) ? -ENOMEM : 0;
+}
+
+static int end_html(FILE *f, struct view_state *st)
+{
+	int err = 0;
+
+	if (!st->docs)
+		return 0;
+	if (fclose(st->docs))
+		err = -ENOMEM;
+	st->docs = NULL;
+	if (!err)
+		err = html_write(f, "the measurement", st->docs_buf, st->docs_len);
+	free(st->docs_buf);
+	st->docs_buf = NULL;
+	return err;
+}
+
+static int write_markdown(FILE *f, const struct measurement *m, const struct view_opts *vo,
+			  struct view_state *st, const struct m_group **v, int n)
+{
+	markdown_write(f, m, v, n);
+	return 0;
+}
+
+/* folded stacks and the flame graph: every group, in stack order */
+static int write_stacks(FILE *f, const struct measurement *m, const struct view_opts *vo,
+			struct view_state *st, const struct m_group **v, int n)
+{
+	return stackview_write(f, m, vo);
+}
+
+/* The views: each named here only.  write gets the groups sorted as asked
+ * (--sort), at most n of them (--top, the text view's first screen); end,
+ * where a view keeps something over a run, writes it when the run ends. */
+static const struct view {
+	const char *name;
+	enum out_format format;
+	unsigned shows;		/* enum view_shows */
+	int (*write)(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		     struct view_state *st, const struct m_group **v, int n);
+	int (*end)(FILE *f, struct view_state *st);
+} views[] = {
+	{ "text", OUT_TEXT, VIEW_LIVE | VIEW_SAVED | VIEW_EVENTS | VIEW_DIFF | VIEW_FOLDED_DIFF,
+	  write_text },
+	{ "json", OUT_JSON, VIEW_LIVE | VIEW_SAVED | VIEW_EVENTS | VIEW_DIFF | VIEW_COST, write_json },
+	{ "csv", OUT_CSV, VIEW_LIVE | VIEW_SAVED | VIEW_EVENTS | VIEW_DIFF, write_csv },
+	{ "folded", OUT_FOLDED, VIEW_LIVE | VIEW_SAVED, write_stacks },
+	{ "svg", OUT_SVG, VIEW_LIVE | VIEW_SAVED | VIEW_FOLDED_DIFF, write_stacks },
+	{ "markdown", OUT_MARKDOWN, VIEW_SAVED | VIEW_DIFF, write_markdown },
+	{ "html", OUT_HTML, VIEW_LIVE | VIEW_SAVED | VIEW_DIFF | VIEW_COST, write_html, end_html },
+};
+
+static const struct view *view_of(enum out_format f)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(views); i++)
+		if (views[i].format == f)
+			return &views[i];
+	return NULL;
+}
+
+const char *view_name(enum out_format f)
+{
+	const struct view *v = view_of(f);
+
+	return v ? v->name : "?";
+}
+
+bool view_can(enum out_format f, enum view_shows what)
+{
+	const struct view *v = view_of(f);
+
+	return v && (v->shows & what) == (unsigned)what;
+}
+
+const char *view_names(enum view_shows what, char *buf, size_t len)
+{
+	size_t n = 0, k = 0, off = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(views); i++)
+		n += (views[i].shows & what) == (unsigned)what;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(views) && off < len; i++) {
+		if ((views[i].shows & what) != (unsigned)what)
+			continue;
+		k++;
+		off += snprintf(buf + off, len - off, "%s%s", k == 1 ? "" : k == n ? " or " : ", ",
+				views[i].name);
+	}
+	return buf;
+}
+
+int output_parse_format(const char *s, enum out_format *f)
+{
+	char names[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(views); i++) {
+		if (!strcmp(s, views[i].name)) {
+			*f = views[i].format;
+			return 0;
+		}
+	}
+	kd_err("bad output format '%s': expected %s", s, view_names(0, names, sizeof(names)));
+	return -EINVAL;
+}
 
 int measurement_write(FILE *f, const struct measurement *m, struct view_opts *v)
 {
+	const struct view *view = view_of(v->format);
 	const struct m_group **g;
-	int n, err = 0;
+	int n, err;
 
-	if (v->format == OUT_FOLDED || v->format == OUT_SVG)
-		return stackview_write(f, m, v);
+	if (!view)
+		return -EINVAL;
+	if (!v->state && !(v->state = calloc(1, sizeof(*v->state))))
+		return -ENOMEM;
 	g = sorted_groups(m, v->sort);
 	if (!g)
 		return -ENOMEM;
 	n = v->top ? v->top : v->format == OUT_TEXT && !v->all ? TEXT_TOP : 0;
 	if (!n || n > m->ngroups)
 		n = m->ngroups;
-	switch (v->format) {
-	case OUT_TEXT:
-		write_text(f, m, v, g, n);
-		break;
-	case OUT_JSON:
-		json_write(f, m, g, n, v->cmdline);
-		break;
-	case OUT_HTML:
-		/* the page is written at the end, of every interval's JSON */
-		if (!v->docs)
-			v->docs = open_memstream(&v->docs_buf, &v->docs_len);
-		if (!v->docs) {
-			err = -ENOMEM;
-			break;
-		}
-		json_write(v->docs, m, g, n, v->cmdline);
-		free(g);
-		return ferror(v->docs) ? -ENOMEM : 0;
-	case OUT_CSV:
-		write_csv(f, m, v, g, n);
-		break;
-	case OUT_MARKDOWN:
-		markdown_write(f, m, g, n);
-		break;
-	default:
-		err = -EINVAL;
-	}
+	err = view->write(f, m, v, v->state, g, n);
 	free(g);
+	if (view->end)
+		return err;	/* kept until the end: nothing written yet */
 	/* a failed write leaves its cause (ENOSPC, EDQUOT...) in errno */
 	return fflush(f) || ferror(f) ? (errno ? -errno : -EIO) : err;
 }
 
 int measurement_write_end(FILE *f, struct view_opts *v)
 {
+	const struct view *view = view_of(v->format);
+	struct view_state *st = v->state;
 	int err = 0;
 
-	heat_free(v->heat);
-	v->heat = NULL;
-	if (!v->docs)
+	if (!st)
 		return 0;
-	if (fclose(v->docs))
-		err = -ENOMEM;
-	v->docs = NULL;
-	if (!err)
-		err = html_write(f, "the measurement", v->docs_buf, v->docs_len);
-	free(v->docs_buf);
-	v->docs_buf = NULL;
+	if (view && view->end)
+		err = view->end(f, st);
+	heat_free(st->heat);
+	free(st);
+	v->state = NULL;
 	return err;
 }

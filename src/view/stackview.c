@@ -3,6 +3,7 @@
  * Each group is one path: its other keys (comm, pid...) as the outermost
  * frames, then the frames of its stacks, root first.  The weight is the group's total: time for latencies, the sum of
  * values otherwise (one per sample for profiles). */
+#include "view/stackview.h"
 #include "view/flame.h"
 #include "model/measure.h"
 #include "lib/util.h"

@@ -100,7 +100,7 @@ void text_group_table(FILE *f, const struct measurement *m, const struct m_group
 /* "(46 more groups, 1.2% of the events and 0.4% of the time: ...)": what
  * the groups after the first n hold, so a cut is never silent. */
 void text_more_groups(FILE *f, const struct measurement *m, const struct view_opts *vo,
-		      const struct m_group **v, int n)
+		      bool table, const struct m_group **v, int n)
 {
 	double count = 0, count_left = 0, sum = 0, sum_left = 0;
 
@@ -120,5 +120,5 @@ void text_more_groups(FILE *f, const struct measurement *m, const struct view_op
 	if (m->kind == M_LATENCY && !m->counts && !m->stacks)
 		fprintf(f, " and %.1f%% of the time", sum ? 100 * sum_left / sum : 0);
 	fprintf(f, ": --top N shows N, --all every group%s)\n",
-		vo->table ? ", --hist their histograms" : "");
+		table ? ", --hist their histograms" : "");
 }

@@ -4,6 +4,7 @@
 #ifndef KDIST_TABLE_H
 #define KDIST_TABLE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "model/measure.h"
@@ -13,7 +14,8 @@ void text_group_label(FILE *f, const struct measurement *m, const struct m_group
 		      const char *sep);
 void text_counts(FILE *f, const struct measurement *m, const struct m_group **v, int n);
 void text_group_table(FILE *f, const struct measurement *m, const struct m_group **v, int n);
+/* table: the groups are shown as a table (--hist gives their histograms) */
 void text_more_groups(FILE *f, const struct measurement *m, const struct view_opts *vo,
-		      const struct m_group **v, int n);
+		      bool table, const struct m_group **v, int n);
 
 #endif

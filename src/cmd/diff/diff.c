@@ -67,10 +67,11 @@ static int run(struct options *o)
 		err = diff_folded(o, text, len, out);
 		goto written;
 	}
-	if (o->view.format != OUT_TEXT && o->view.format != OUT_JSON &&
-	    o->view.format != OUT_CSV && o->view.format != OUT_MARKDOWN &&
-	    o->view.format != OUT_HTML) {
-		kd_err("bad output format for diff: expected text, json, csv, markdown or html");
+	if (!view_can(o->view.format, VIEW_DIFF)) {
+		char names[64];
+
+		kd_err("bad output format for diff: expected %s",
+		       view_names(VIEW_DIFF, names, sizeof(names)));
 		err = -EINVAL;
 		goto bad;
 	}

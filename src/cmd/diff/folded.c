@@ -3,6 +3,7 @@
 #include "cmd/diff/diff.h"
 #include "view/flame.h"
 #include "lib/util.h"
+#include "view/view.h"
 
 #include <errno.h>
 #include <math.h>
@@ -121,8 +122,11 @@ int diff_folded(struct options *o, char *const text[2], const size_t len[2], FIL
 	char sub[512];
 	int err = 0;
 
-	if (o->view.format != OUT_TEXT && o->view.format != OUT_SVG) {
-		kd_err("bad output format for folded stacks: expected text or svg");
+	if (!view_can(o->view.format, VIEW_FOLDED_DIFF)) {
+		char names[64];
+
+		kd_err("bad output format for folded stacks: expected %s",
+		       view_names(VIEW_FOLDED_DIFF, names, sizeof(names)));
 		err = -EINVAL;
 	}
 	for (int k = 0; k < 2 && !err; k++) {

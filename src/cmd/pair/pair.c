@@ -131,7 +131,7 @@ const struct command cmd_pair = {
 	.summary = "latency from START to END, matched by --key (default: same thread)",
 	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN) |
 		OPT(MATCH),
-	.caps = CMD_SERVE,
+	.caps = CMD_SERVE | CMD_KEY_HINT,
 	.prepare = pair_prepare,
 	.attach = pair_attach,
 	.read = pair_read,

@@ -207,6 +207,7 @@ static void offcpu_cleanup(struct session *s)
 
 const struct command cmd_offcpu = {
 	.name = "offcpu",
+	.caps = CMD_STACK_GROUPS,
 	.args = "",
 	.summary = "off-CPU time by blocking stack (--state, --min-us, --max-us)",
 	.opts = OPTS_MEASURE | OPT(STATE) | OPT(MIN_US) | OPT(MAX_US),
@@ -219,6 +220,7 @@ const struct command cmd_offcpu = {
 
 const struct command cmd_wakeup = {
 	.name = "wakeup",
+	.caps = CMD_STACK_GROUPS,
 	.args = "",
 	.summary = "off-CPU time by waker: the waker's stacks (--by waker_*)",
 	.opts = OPTS_MEASURE | OPT(STATE) | OPT(MIN_US) | OPT(MAX_US),

@@ -132,6 +132,7 @@ static void profile_cleanup(struct session *s)
 
 const struct command cmd_profile = {
 	.name = "profile",
+	.caps = CMD_STACK_GROUPS,
 	.args = "",
 	.summary = "sampled on-CPU stacks, kernel and user (-F HZ, default 99)",
 	.opts = OPTS_MEASURE | OPT(FREQUENCY),

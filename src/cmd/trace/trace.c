@@ -410,6 +410,7 @@ static void trace_cleanup(struct session *s)
 
 const struct command cmd_trace = {
 	.name = "trace",
+	.caps = CMD_EVENT_LINES,
 	.args = "EVENT",
 	.summary = "print each event of a tracepoint with its fields (--fields, --if, --max-rate)",
 	.opts = OPT(BTF) | OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |

@@ -53,7 +53,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX_DIR) -Isrc 
 SRC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find src -name '*.c'))))
 vpath %.c $(SRC_DIRS)
 BPF_SRCS := $(shell find src -name '*.bpf.c')
-SKELS := $(patsubst %.bpf.c,$(BUILD)/%.skel.h,$(notdir $(BPF_SRCS)))
+SKELS := $(patsubst %.bpf.c,$(BUILD)/%.skel.h,$(notdir $(BPF_SRCS))) $(BUILD)/pair_noatomics.skel.h
 SRCS := $(filter-out %.bpf.c,$(shell find src -name '*.c'))
 OBJS := $(patsubst %.c,$(BUILD)/%.o,$(notdir $(SRCS)))
 LIB_OBJS := $(filter-out $(BUILD)/main.o,$(OBJS))
@@ -80,8 +80,14 @@ $(BUILD)/%.o: %.c | $(BUILD)
 $(BUILD)/%.bpf.o: %.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
+# pair's object once more without BPF atomics, for kernels before 5.12
+# (kernel/common.bpf.h): its programs, maps and their order are the same,
+# so the one skeleton opens either object's bytes (pair_load.c).
+$(BUILD)/pair_noatomics.bpf.o: src/cmd/pair/pair.bpf.c | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -DKDIST_NO_ATOMICS -c -o $@ $<
+
 # Kept (not removed as intermediates): the tests read program names from them.
-.SECONDARY: $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(notdir $(BPF_SRCS)))
+.SECONDARY: $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(notdir $(BPF_SRCS))) $(BUILD)/pair_noatomics.bpf.o
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@

@@ -37,6 +37,22 @@
  * uprobe events kdist attaches are its own, no one else's. */
 #define TP_PASS 1
 
+/* Atomic fetch-add and compare-and-swap (BPF atomics, Linux 5.12).  A
+ * kernel before them refuses a program that holds one anywhere, even on a
+ * path that never runs, so objects are also built without them
+ * (KDIST_NO_ATOMICS, pair_noatomics.bpf.o): there these are plain reads
+ * and writes, and what needs them (groups in arrays, --match fifo) is
+ * refused or not chosen before loading.  An add whose result is unused
+ * needs neither: __sync_fetch_and_add compiles to the old XADD. */
+#ifndef KDIST_NO_ATOMICS
+#define kd_fetch_add(p, v) __sync_fetch_and_add(p, v)
+#define kd_cmpxchg(p, o, n) __sync_val_compare_and_swap(p, o, n)
+#else
+#define kd_fetch_add(p, v) ({ __typeof__(*(p)) kd_old_ = *(p); *(p) = kd_old_ + (v); kd_old_; })
+#define kd_cmpxchg(p, o, n) ({ __typeof__(*(p)) kd_old_ = *(p); \
+			       if (kd_old_ == (o)) *(p) = (n); kd_old_; })
+#endif
+
 /* Every way an event is lost is counted, per CPU, never silently. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -53,9 +53,9 @@ static __always_inline struct hist *dense_hist(__u64 v)
 		return NULL;
 	s = *slot;
 	if (!s) {
-		old = __sync_fetch_and_add(&dense_used, 1) + 1;
+		old = kd_fetch_add(&dense_used, 1) + 1;
 		s = old > DENSE_SLOTS ? DENSE_NONE : old;
-		old = __sync_val_compare_and_swap(slot, 0, s);
+		old = kd_cmpxchg(slot, 0, s);
 		if (old)
 			s = old;
 	}

@@ -96,7 +96,7 @@ static __always_inline int mq_start(void *ctx, int src)
 			return 0;
 		}
 	} else {
-		n = __sync_fetch_and_add(&q->tail, 1);
+		n = kd_fetch_add(&q->tail, 1);
 	}
 	e = &q->e[n & (MQ_DEPTH - 1)];
 	if (cfg.match == MATCH_FIFO && e->seq)
@@ -128,8 +128,8 @@ static __always_inline int mq_end(void *ctx, int src)
 	} else {
 		n = q->head;
 		/* another END of this key took n first: take the next one */
-		if (__sync_val_compare_and_swap(&q->head, n, n + 1) != n) {
-			n = __sync_fetch_and_add(&q->head, 1);
+		if (kd_cmpxchg(&q->head, n, n + 1) != n) {
+			n = kd_fetch_add(&q->head, 1);
 			if (n >= q->tail) {
 				drop(DROP_END_NO_START);
 				return 0;

@@ -477,6 +477,7 @@ int pair_configure(struct pair *p, const struct pair_spec *ps, struct options *o
 	struct pair_cfg *c = &p->cfg;
 	char names[PAIR_MAX_BY][64];
 	struct key_spec k;
+	const char *why;
 	int n, err;
 
 	/* single events have no latency: a recipe's counts stay as they are */
@@ -495,6 +496,11 @@ int pair_configure(struct pair *p, const struct pair_spec *ps, struct options *o
 	if (c->match == MATCH_LIFO && (ps->key || ps->subject_arg)) {
 		kd_err("bad --match lifo: a stack of one thread's nested STARTs; "
 		       "for STARTs in flight per %s use --match fifo", ps->key ? ps->key : "task");
+		return -EINVAL;
+	}
+	if (c->match == MATCH_FIFO && !feature_has(FEAT_ATOMICS, &why)) {
+		kd_err("bad --match fifo: ENDs of one key on two CPUs take their STARTs by "
+		       "compare-and-swap: %s", why);
 		return -EINVAL;
 	}
 	if (c->match && o->explain) {

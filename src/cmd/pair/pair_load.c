@@ -9,6 +9,7 @@
 #include "kernel/events.h"
 #include "kernel/feature.h"
 #include "pair.skel.h"
+#include "pair_noatomics.skel.h"
 #include "kernel/kfunc.h"
 #include "kernel/stacks.h"
 #include "syms/syms.h"
@@ -190,13 +191,44 @@ static int explain_attach(struct pair *p)
 	return 0;
 }
 
+/* pair's skeleton, on the object built without BPF atomics where the
+ * kernel lacks them (Linux before 5.12 refuses a program holding one even
+ * on a path that never runs: kernel/common.bpf.h).  The two objects have
+ * the same programs and maps by name, so only the bytes differ. */
+static struct pair_bpf *pair_open(void)
+{
+	const struct bpf_object_open_opts *opts = engine_open_opts();
+	struct pair_bpf *obj;
+	int err;
+
+	if (feature_has(FEAT_ATOMICS, NULL))
+		return pair_bpf__open_opts(opts);
+	kd_info("this kernel lacks BPF atomics: the object built without them");
+	obj = calloc(1, sizeof(*obj));
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = pair_bpf__create_skeleton(obj);
+	if (!err) {
+		obj->skeleton->data = (void *)pair_noatomics_bpf__elf_bytes(&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, opts);
+	}
+	if (err) {
+		pair_bpf__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 int pair_load(struct pair *p, struct options *o)
 {
 	struct bpf_program *prog;
 	bool need_stacks = false;
 	int err;
 
-	p->skel = pair_bpf__open_opts(engine_open_opts());
+	p->skel = pair_open();
 	err = engine_opened(p->skel);
 	if (err)
 		return err;

@@ -3,6 +3,7 @@
 #include "view/prom.h"
 #include "lib/util.h"
 #include "view/format.h"
+#include "model/explain.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -425,6 +426,50 @@ void prom_labels(const struct measurement *m, const struct m_group *g, struct pr
 	out->n = m->nby;
 }
 
+/* --explain: each group's intervals' time by part (a part label), and the
+ * times their thread left a CPU and of those was preempted.  irq is left
+ * out where it was not measured (its time is in oncpu then). */
+static void write_explain(struct prom_out *o, const struct prom_source *s,
+			  struct prom_labels *pl)
+{
+	const struct measurement *m = s->m;
+	struct prom_label l[M_MAX_BY + 1];
+	char fam[160];
+	struct ex_val v;
+
+	if (!m->explain)
+		return;
+	snprintf(fam, sizeof(fam), "kdist_%s_explain_seconds", s->name);
+	prom_family(o, fam, "counter",
+		    "the intervals' time by where their thread spent it (--explain)", "seconds");
+	for (int i = 0; i < m->ngroups; i++) {
+		if (!m->groups[i].ex)
+			continue;
+		prom_labels(m, &m->groups[i], pl);
+		memcpy(l, pl->l, pl->n * sizeof(*l));
+		m_explain_sum(m->groups[i].ex, 0, &v);
+		for (int p = 0; p < EX_NPARTS; p++) {
+			if (p == EX_IRQ && !m->explain_irq)
+				continue;
+			l[pl->n] = (struct prom_label){ "part", ex_part_names[p] };
+			prom_sample_ns(o, l, pl->n + 1, v.part[p]);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		snprintf(fam, sizeof(fam), "kdist_%s_explain_%s", s->name,
+			 k ? "preemptions" : "switches");
+		prom_family(o, fam, "counter", k ? "of those switches, the thread still runnable" :
+			    "times the explained intervals' thread left a CPU", NULL);
+		for (int i = 0; i < m->ngroups; i++) {
+			if (!m->groups[i].ex)
+				continue;
+			prom_labels(m, &m->groups[i], pl);
+			m_explain_sum(m->groups[i].ex, 0, &v);
+			prom_sample(o, pl->l, pl->n, (double)(k ? v.preempts : v.switches));
+		}
+	}
+}
+
 static void write_measurement(struct prom_out *o, const struct prom_source *s)
 {
 	const struct measurement *m = s->m;
@@ -463,6 +508,7 @@ static void write_measurement(struct prom_out *o, const struct prom_source *s)
 		m_hist_get(&m->groups[i].h, &h);
 		write_hist(o, fam, &h, latency, pl->l, pl->n, le, nle);
 	}
+	write_explain(o, s, pl);
 	if (m->kind != M_FUNC) {
 		free(pl);
 		return;

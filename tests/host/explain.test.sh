@@ -94,3 +94,35 @@ test_explain_fsync_shows_d_time() {
 		{ fail "(fsyncs, blocked D ns) = $msg"; return; }
 	pass "(fsyncs, blocked D ns) = $msg"
 }
+
+# serve with --explain: counters of each group's time by part, which add
+# up to the histogram's sum exactly, and of switches; 20 nanosleeps of
+# 5 ms of a process of our own name are blocked S for at least 100 ms
+test_explain_served_counters() {
+	local comm=kdex$$ m
+	source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"
+	cp "$WL/sleeper" "$TMP/$comm"
+	serve_start --measure "name=ex: syscalls --explain --comm $comm" || { fail "start"; return; }
+	"$TMP/$comm" 20 5
+	# the read of a served measurement is at most a second old
+	sleep 1.5
+	curl -s --max-time 5 "$SERVE_URL/metrics" >"$TMP/ex.prom"
+	serve_stop || { fail "stop"; return; }
+	m=$(python3 - "$TMP/ex.prom" <<'PY'
+import re, sys
+v = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'(kdist_ex_\w+)\{syscall="nanosleep",error="ok"(?:,part="(\w+)")?\} (\S+)$', l)
+    if m:
+        v[(m.group(1), m.group(2))] = float(m.group(3))
+parts = {p: x for (n, p), x in v.items() if n == "kdist_ex_explain_seconds_total"}
+total, count = v[("kdist_ex_seconds_sum", None)], v[("kdist_ex_seconds_count", None)]
+sw = v[("kdist_ex_explain_switches_total", None)]
+print(f"count {count:.0f}, sum {total} s = parts {sum(parts.values()):.9f} s, "
+      f"blocked_s {parts['blocked_s']} s, switches {sw:.0f}")
+sys.exit(not (count == 20 and abs(sum(parts.values()) - total) < 1e-8 and
+              parts["blocked_s"] >= 0.1 and sw >= 20 and "unattributed" in parts))
+PY
+) || { fail "${m:-no nanosleep series}: $(grep -c . "$TMP/ex.prom") lines scraped"; return; }
+	pass "$m"
+}

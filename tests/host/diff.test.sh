@@ -232,8 +232,13 @@ test_diff_live_ab_and_aa() {
 		out=$(diff_ab_verdicts arg1:syscall) || { fail "run $i: $(tail -1 "$TMP/err")"; return; }
 		[ "$out" != " / " ] && { echo "  A/A $i flagged: $out"; fp=$((fp + 1)); }
 	done
-	# at most 1 in 20 comparisons
-	[ $((fp * 20)) -le "$n" ] || { fail "A/A: $fp of $n comparisons flagged something"; return; }
+	# Each comparison tests 4 groups at alpha 0.01 (the reversed one is the
+	# same test): by chance at most about 4% of A/A comparisons flag
+	# something, and under load the two copies' wakeups differ by a little
+	# more.  More than 3 of 20 has P < 1% at 4% (2 of 20 happened once on
+	# a loaded machine), while a diff that flags identical runs as a rule
+	# flags most of them.
+	[ $((fp * 20)) -le $((3 * n)) ] || { fail "A/A: $fp of $n comparisons flagged something"; return; }
 	pass "A/B: nanosleep alone slower (faster reversed); A/A: $fp of $n flagged (4 sleeping syscalls each)"
 }
 

@@ -20,6 +20,7 @@ static int collect(void *ctx, struct measurement *m, const char *cmdline)
 	struct view_opts v = { .format = OUT_JSON, .cmdline = cmdline };
 
 	FUZZ_ASSERT(!measurement_write(d->f, m, &v));
+	FUZZ_ASSERT(!measurement_write_end(d->f, &v));
 	return 0;
 }
 

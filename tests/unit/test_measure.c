@@ -208,6 +208,7 @@ static void test_json_values(void)
 	add_value(&measurement_group(&m, (struct m_value[]){ mv_num(__NR_getppid),
 			mv_stack(m_stack_intern(fr, 2, false, false)) })->h, 100);
 	measurement_write(f, &m, &v);
+	measurement_write_end(f, &v);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; g=json.loads(sys.argv[1])[\"groups\"][0];"
 		 "assert g[\"by\"]=={\"syscall\":\"getppid\",\"kstack\":\"do_syscall_64;__x64_sys_getppid\"}, g;"
@@ -228,6 +229,7 @@ static char *write_view(const struct measurement *m, enum out_format fmt)
 	FILE *f = open_memstream(&out, &len);
 
 	measurement_write(f, m, &v);
+	measurement_write_end(f, &v);
 	fclose(f);
 	return out;
 }

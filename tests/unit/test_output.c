@@ -83,6 +83,7 @@ static void golden(const char *name, enum out_format fmt, enum m_kind kind)
 
 	sample(&m, kind);
 	measurement_write(f, &m, &v);
+	measurement_write_end(f, &v);
 	fclose(f);
 	normalize(got);
 	snprintf(path, sizeof(path), "%s/%s", GOLDEN, name);
@@ -142,6 +143,7 @@ static char *write_to_string(const struct measurement *m, enum out_format fmt)
 	if (!f)
 		return NULL;
 	measurement_write(f, m, &vo);
+	measurement_write_end(f, &vo);
 	fclose(f);
 	return s;
 }
@@ -238,6 +240,15 @@ static char *write_view(const struct measurement *m, struct view_opts *vo)
 	return s;
 }
 
+/* One measurement in a view of its own: what the view kept is freed. */
+static char *write_once(const struct measurement *m, struct view_opts vo)
+{
+	char *s = write_view(m, &vo);
+
+	measurement_write_end(stdout, &vo);
+	return s;
+}
+
 static int count_lines(const char *s, const char *prefix)
 {
 	int n = 0;
@@ -281,7 +292,7 @@ static void test_counts_without_keys(void)
 	m.nby = 0;
 	for (int i = 0; i < 7; i++)
 		add_value(&measurement_group(&m, NULL)->h, 1);
-	s = write_view(&m, &(struct view_opts){ .format = OUT_TEXT });
+	s = write_once(&m, (struct view_opts){ .format = OUT_TEXT });
 	check("counts: 'count 7' alone on its line", s && strstr(s, "\ncount 7\n"), "%s",
 	      s ? s : "(nothing)");
 	free(s);
@@ -311,7 +322,7 @@ static void test_top(void)
 	check("text: a table for the rest of the run", s && count_lines(s, "g") == 3 &&
 	      !strstr(s, "distribution") && !strstr(s, "more group"), "%s", s ? s : "(nothing)");
 	free(s);
-	s = write_view(&few, &(struct view_opts){ .format = OUT_TEXT });
+	s = write_once(&few, (struct view_opts){ .format = OUT_TEXT });
 	check("text: histograms for few groups", s && count_lines(s, "comm = g") == 3, "%s", s ? s : "(nothing)");
 	free(s);
 	measurement_clear(&few);
@@ -333,6 +344,12 @@ static void test_top(void)
 	      "%s", s ? s : "(nothing)");
 	free(s);
 	measurement_clear(&m);
+	/* views of one run each, as -i makes: what they kept, freed */
+	measurement_write_end(stdout, &table);
+	measurement_write_end(stdout, &all);
+	measurement_write_end(stdout, &top);
+	measurement_write_end(stdout, &hist);
+	measurement_write_end(stdout, &json);
 }
 
 int main(void)

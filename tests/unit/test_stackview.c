@@ -69,9 +69,11 @@ static char *write_view(const struct measurement *m, enum out_format fmt, int to
 	if (!f || measurement_write(f, m, &v)) {
 		if (f)
 			fclose(f);
+		measurement_write_end(stdout, &v);
 		free(buf);
 		return NULL;
 	}
+	measurement_write_end(f, &v);
 	fclose(f);
 	return buf;
 }

@@ -40,6 +40,10 @@ struct proc {
 	 * becoming the workload) replaces the maps under the same pid */
 	dev_t exe_dev;
 	ino_t exe_ino;
+	/* its executable mappings then: the dynamic loader maps the libraries
+	 * after exec, and a program may load more, so a count that grew is
+	 * read again */
+	int nexec;
 };
 
 struct stack_syms {
@@ -143,10 +147,33 @@ static bool code_mapped(pid_t pid)
 			    &start_code) != 1 || start_code != 0;
 }
 
+/* The number of executable mappings of pid now; -1 when it is gone. */
+static int exec_maps(pid_t pid)
+{
+	char path[32], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	/* "start-end perms ...": perms is rwxp, x its third letter */
+	while (fgets(line, sizeof(line), f)) {
+		const char *perms = strchr(line, ' ');
+
+		n += perms && perms[1] && perms[2] && perms[3] == 'x';
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+			;	/* the rest of a long path */
+	}
+	fclose(f);
+	return n;
+}
+
 /* The symbols of pid as it is now, or NULL when it is gone; *dev, *ino
  * what it runs, 0 when its maps were read in the middle of an exec (so
  * that they are read again).  Called unlocked. */
-static struct proc_syms *load_now(pid_t pid, dev_t *dev, ino_t *ino)
+static struct proc_syms *load_now(pid_t pid, dev_t *dev, ino_t *ino, int *nexec)
 {
 	char path[32];
 	bool mapped;
@@ -160,6 +187,7 @@ static struct proc_syms *load_now(pid_t pid, dev_t *dev, ino_t *ino)
 	mapped = code_mapped(pid);
 	if (!mapped)
 		*dev = *ino = 0;
+	*nexec = exec_maps(pid);	/* before the read: a later growth reads again */
 	return access(path, R_OK) ? NULL : proc_syms_load(pid);
 }
 
@@ -170,11 +198,12 @@ static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
 	struct proc_syms *syms;
 	dev_t dev;
 	ino_t ino;
+	int nexec;
 
 	if (p)
 		return p;
 	pthread_mutex_unlock(&ss->lock);
-	syms = load_now(pid, &dev, &ino);
+	syms = load_now(pid, &dev, &ino, &nexec);
 	pthread_mutex_lock(&ss->lock);
 	p = proc_find(ss, pid);		/* added meanwhile by the other thread */
 	if (p) {
@@ -198,6 +227,7 @@ static struct proc *proc_get(struct stack_syms *ss, pid_t pid)
 	p->syms = syms;
 	p->exe_dev = dev;
 	p->exe_ino = ino;
+	p->nexec = nexec;
 	return p;
 }
 
@@ -212,17 +242,20 @@ static void proc_watch(struct stack_syms *ss, pid_t pid, bool told)
 	struct proc_syms *syms;
 	dev_t dev;
 	ino_t ino;
+	int nexec;
 
 	if (!p || (!p->syms && !told))
 		return;
 	/* a note is a new address space: read again even when the program
 	 * is the same one (an exec of it, or maps read while it was being
-	 * exec'd), unless proc_get() has just read it */
+	 * exec'd), unless proc_get() has just read it; else read again when
+	 * it runs another program or has mapped more code */
 	if (told ? known == false && p->syms :
-	    !exe_of(pid, &dev, &ino) || (p->syms && dev == p->exe_dev && ino == p->exe_ino))
+	    !exe_of(pid, &dev, &ino) || (p->syms && dev == p->exe_dev && ino == p->exe_ino &&
+					 exec_maps(pid) <= p->nexec))
 		return;
 	pthread_mutex_unlock(&ss->lock);
-	syms = load_now(pid, &dev, &ino);
+	syms = load_now(pid, &dev, &ino, &nexec);
 	pthread_mutex_lock(&ss->lock);
 	p = proc_find(ss, pid);		/* the array may have moved */
 	if (!p || !syms) {
@@ -233,6 +266,7 @@ static void proc_watch(struct stack_syms *ss, pid_t pid, bool told)
 	p->syms = syms;
 	p->exe_dev = dev;
 	p->exe_ino = ino;
+	p->nexec = nexec;
 }
 
 static bool watch_stopping(struct stack_syms *ss)

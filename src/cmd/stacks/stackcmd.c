@@ -67,6 +67,7 @@ void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct s
 int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 		    const struct bpf_map *groups, const struct bpf_map *stacks)
 {
+	const struct bpf_map *notes;
 	size_t offs[2];
 	int n = 0, err;
 
@@ -81,6 +82,14 @@ int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 	 * profile samples at its maximum rate, it took 7 s instead of 60 ms */
 	if (sc->fields & (SF_BIT(SF_KSTACK) | SF_BIT(SF_WAKER_KSTACK)))
 		stack_syms_load_kernel(sc->syms);
+	/* an object that tells new address spaces (profile's) wakes the
+	 * maps' reader at once: a short-lived process is read while it lives */
+	notes = bpf_object__find_map_by_name(*s->obj, "proc_notes");
+	if (notes && (sc->fields & SF_BIT(SF_USTACK))) {
+		err = stack_syms_follow(sc->syms, bpf_map__fd(notes));
+		if (err)
+			return err;
+	}
 	if (sc->fields & SF_BIT(SF_USTACK))
 		offs[n++] = offsetof(struct stack_key, who.pid);
 	if (sc->fields & SF_BIT(SF_WAKER_USTACK))

@@ -458,30 +458,63 @@ static void spill_size(struct bpf_object *obj)
 	bpf_map__set_max_entries(ring, bytes);
 }
 
+/* The bytes a preallocated hash may take before its table is cut to fit:
+ * a cut table counts what no longer fits as its group-table-full loss. */
+#define PREALLOC_BUDGET (64ull << 20)
+
+/* What a preallocated hash of max_entries takes: each element holds its
+ * key, a header, and its value once or once per CPU. */
+static unsigned long long prealloc_bytes(const struct bpf_map *m, unsigned int entries,
+					 int ncpu)
+{
+	unsigned long long v = (bpf_map__value_size(m) + 7) & ~7u;
+
+	if (bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_HASH)
+		v = v * ncpu + 8;
+	return (unsigned long long)entries * (bpf_map__key_size(m) + v + 48);
+}
+
 /* What older kernels need of an object before it loads.  A map the kernel
  * cannot create fails the whole load: without task storage maps (Linux
  * 5.11) every command keeps its per-thread state in a tid-keyed hash
  * (cfg.task_storage is off, feature.c says so), and the object's task
  * storage maps, then unused, become one-entry hashes the kernel has.
- * perf_event programs take only preallocated hashes before Linux 6.1. */
+ *
+ * Before Linux 6.1 (bpf_mem_alloc) a hash made with BPF_F_NO_PREALLOC
+ * takes its elements from the kernel's allocators while the program runs,
+ * in whatever context that is.  perf_event programs are refused such
+ * hashes.  Programs on the scheduler's tracepoints may have them, and
+ * deadlock: they run with the run queue locked, and an allocation that
+ * wakes a worker (the per-CPU allocator's balance work, kswapd) takes that
+ * lock again.  kdist offcpu froze a 5.10 guest so.  So on those kernels
+ * every hash is preallocated, cut to PREALLOC_BUDGET bytes. */
 static void maps_fit_kernel(struct bpf_object *obj)
 {
-	bool perf = false, prealloc;
-	struct bpf_program *p;
+	bool prealloc = !feature_has(FEAT_PERF_NOPREALLOC, NULL);
+	int ncpu = libbpf_num_possible_cpus();
 	struct bpf_map *m;
 
-	bpf_object__for_each_program(p, obj)
-		perf |= bpf_program__autoload(p) && bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT;
-	prealloc = perf && !feature_has(FEAT_PERF_NOPREALLOC, NULL);
 	bpf_object__for_each_map(m, obj) {
 		enum bpf_map_type t = bpf_map__type(m);
+		unsigned int n = bpf_map__max_entries(m);
 
 		if (t == BPF_MAP_TYPE_TASK_STORAGE && !feature_has(FEAT_TASK_STORAGE_MAP, NULL)) {
 			bpf_map__set_type(m, BPF_MAP_TYPE_HASH);
 			bpf_map__set_map_flags(m, 0);
 			bpf_map__set_max_entries(m, 1);
-		} else if (prealloc && (t == BPF_MAP_TYPE_HASH || t == BPF_MAP_TYPE_PERCPU_HASH)) {
-			bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+			continue;
+		}
+		if (!prealloc || (t != BPF_MAP_TYPE_HASH && t != BPF_MAP_TYPE_PERCPU_HASH) ||
+		    !(bpf_map__map_flags(m) & BPF_F_NO_PREALLOC))
+			continue;
+		bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+		while (n > 1 && prealloc_bytes(m, n, ncpu > 0 ? ncpu : 1) > PREALLOC_BUDGET)
+			n /= 2;
+		if (n < bpf_map__max_entries(m)) {
+			kd_info("map %s: %u entries, not %u: preallocated (no run-time hashes "
+				"before Linux 6.1) within %llu MiB", bpf_map__name(m), n,
+				bpf_map__max_entries(m), PREALLOC_BUDGET >> 20);
+			bpf_map__set_max_entries(m, n);
 		}
 	}
 }

@@ -100,7 +100,9 @@ static bool same_names(const struct btf *b, const struct btf_type *x, const stru
  * by a class (DEFINE_EVENT) has its names on the class's __bpf_trace_
  * function: the one whose parameter types are the tracepoint's
  * (btf_trace_NAME), preferring the longest class name that begins the
- * tracepoint's name, else the one all such functions agree on. */
+ * tracepoint's name, else the one all such functions agree on.  Where the
+ * kernel's BTF has no __bpf_trace_ function (Debian 11's 5.10 has none),
+ * the tracepoint's own __traceiter_ function (Linux 5.10) names them. */
 static const struct btf_type *args_proto(const struct btf *b, enum btf_args_of of,
 					 const char *name, int *skip)
 {
@@ -118,6 +120,10 @@ static const struct btf_type *args_proto(const struct btf *b, enum btf_args_of o
 	*skip = 1;
 	snprintf(buf, sizeof(buf), "__bpf_trace_%s", name);
 	id = btf__find_by_name_kind(b, buf, BTF_KIND_FUNC);
+	if (id <= 0) {
+		snprintf(buf, sizeof(buf), "__traceiter_%s", name);
+		id = btf__find_by_name_kind(b, buf, BTF_KIND_FUNC);
+	}
 	if (id > 0)
 		return btf__type_by_id(b, btf__type_by_id(b, id)->type);
 	snprintf(buf, sizeof(buf), "btf_trace_%s", name);

@@ -488,34 +488,46 @@ static unsigned long long prealloc_bytes(const struct bpf_map *m, unsigned int e
  * wakes a worker (the per-CPU allocator's balance work, kswapd) takes that
  * lock again.  kdist offcpu froze a 5.10 guest so.  So on those kernels
  * every hash is preallocated, cut to PREALLOC_BUDGET bytes. */
+static void prealloc_fit(struct bpf_map *m, int ncpu)
+{
+	enum bpf_map_type t = bpf_map__type(m);
+	unsigned int n = bpf_map__max_entries(m);
+
+	if ((t != BPF_MAP_TYPE_HASH && t != BPF_MAP_TYPE_PERCPU_HASH) ||
+	    !(bpf_map__map_flags(m) & BPF_F_NO_PREALLOC))
+		return;
+	bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
+	while (n > 1 && prealloc_bytes(m, n, ncpu) > PREALLOC_BUDGET)
+		n /= 2;
+	if (n < bpf_map__max_entries(m)) {
+		kd_info("map %s: %u entries, not %u: preallocated (no run-time hashes "
+			"before Linux 6.1) within %llu MiB", bpf_map__name(m), n,
+			bpf_map__max_entries(m), PREALLOC_BUDGET >> 20);
+		bpf_map__set_max_entries(m, n);
+	}
+}
+
 static void maps_fit_kernel(struct bpf_object *obj)
 {
 	bool prealloc = !feature_has(FEAT_PERF_NOPREALLOC, NULL);
 	int ncpu = libbpf_num_possible_cpus();
-	struct bpf_map *m;
+	struct bpf_map *m, *inner;
 
 	bpf_object__for_each_map(m, obj) {
-		enum bpf_map_type t = bpf_map__type(m);
-		unsigned int n = bpf_map__max_entries(m);
-
-		if (t == BPF_MAP_TYPE_TASK_STORAGE && !feature_has(FEAT_TASK_STORAGE_MAP, NULL)) {
+		if (bpf_map__type(m) == BPF_MAP_TYPE_TASK_STORAGE &&
+		    !feature_has(FEAT_TASK_STORAGE_MAP, NULL)) {
 			bpf_map__set_type(m, BPF_MAP_TYPE_HASH);
 			bpf_map__set_map_flags(m, 0);
 			bpf_map__set_max_entries(m, 1);
 			continue;
 		}
-		if (!prealloc || (t != BPF_MAP_TYPE_HASH && t != BPF_MAP_TYPE_PERCPU_HASH) ||
-		    !(bpf_map__map_flags(m) & BPF_F_NO_PREALLOC))
+		if (!prealloc)
 			continue;
-		bpf_map__set_map_flags(m, bpf_map__map_flags(m) & ~BPF_F_NO_PREALLOC);
-		while (n > 1 && prealloc_bytes(m, n, ncpu > 0 ? ncpu : 1) > PREALLOC_BUDGET)
-			n /= 2;
-		if (n < bpf_map__max_entries(m)) {
-			kd_info("map %s: %u entries, not %u: preallocated (no run-time hashes "
-				"before Linux 6.1) within %llu MiB", bpf_map__name(m), n,
-				bpf_map__max_entries(m), PREALLOC_BUDGET >> 20);
-			bpf_map__set_max_entries(m, n);
-		}
+		prealloc_fit(m, ncpu > 0 ? ncpu : 1);
+		/* an outer map's template must agree with the maps it holds */
+		inner = bpf_map__inner_map(m);
+		if (inner)
+			prealloc_fit(inner, ncpu > 0 ? ncpu : 1);
 	}
 }
 

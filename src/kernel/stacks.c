@@ -172,23 +172,25 @@ static int exec_maps(pid_t pid)
 
 /* The symbols of pid as it is now, or NULL when it is gone; *dev, *ino
  * what it runs, 0 when its maps were read in the middle of an exec (so
- * that they are read again).  Called unlocked. */
+ * that they are read again); *nexec its executable mappings in the maps
+ * read.  Called unlocked. */
 static struct proc_syms *load_now(pid_t pid, dev_t *dev, ino_t *ino, int *nexec)
 {
+	struct proc_syms *ps = NULL;
 	char path[32];
-	bool mapped;
 
-	/* a process gone before it was seen is common (short-lived
-	 * processes): its frames stay addresses, quietly */
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	*dev = 0;
 	*ino = 0;
 	exe_of(pid, dev, ino);
-	mapped = code_mapped(pid);
-	if (!mapped)
+	if (!code_mapped(pid))
 		*dev = *ino = 0;
-	*nexec = exec_maps(pid);	/* before the read: a later growth reads again */
-	return access(path, R_OK) ? NULL : proc_syms_load(pid);
+	/* a process gone before it was seen is common (short-lived
+	 * processes): its frames stay addresses, quietly */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!access(path, R_OK))
+		ps = proc_syms_load(pid);
+	*nexec = ps ? proc_syms_exec_maps(ps) : -1;
+	return ps;
 }
 
 /* Called with the lock held; the loading itself runs unlocked. */

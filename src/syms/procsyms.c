@@ -49,6 +49,7 @@ struct proc_syms {
 	struct jit_sym *jit;
 	size_t nr_jit;
 	char *jit_buf;
+	int nexec;		/* executable mappings */
 };
 
 static int proc_module_get(struct proc_syms *ps, const char *name, bool deleted,
@@ -91,15 +92,17 @@ static int proc_maps_parse(struct proc_syms *ps)
 		char *line = p, *nl = strchrnul(p, '\n'), *name;
 		struct proc_map *maps;
 		uint64_t start, end, off;
+		char perms[8] = "";
 		int pos = -1, mod = -1;
 		size_t len;
 		bool deleted = false;
 
 		p = *nl ? nl + 1 : nl;
 		*nl = '\0';
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*x:%*x %*u %n",
-			   &start, &end, &off, &pos) < 3 || pos < 0)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*x:%*x %*u %n",
+			   &start, &end, perms, &off, &pos) < 4 || pos < 0)
 			continue;
+		ps->nexec += perms[2] == 'x';
 		name = str_trim(line + pos);
 		len = strlen(name);
 		if (len > 10 && !strcmp(name + len - 10, " (deleted)")) {
@@ -403,6 +406,11 @@ static struct elf_syms *proc_module_syms(struct proc_syms *ps,
 		kd_info("failed to load symbols of %s: %s", m->name,
 			strerror(err ? err : ENOENT));
 	return m->syms;
+}
+
+int proc_syms_exec_maps(const struct proc_syms *ps)
+{
+	return ps->nexec;
 }
 
 int proc_syms_resolve(struct proc_syms *ps, uint64_t addr, char *buf,

@@ -15,6 +15,8 @@ struct proc_syms;
  * a snapshot: mappings created later are unknown to it. */
 struct proc_syms *proc_syms_load(pid_t pid);
 void proc_syms_free(struct proc_syms *ps);
+/* How many of its mappings were executable when its maps were read. */
+int proc_syms_exec_maps(const struct proc_syms *ps);
 /* Write the name of the function containing the runtime address addr to
  * buf (no offset).  Always fills buf when len > 0: when no symbol is known
  * it writes "[basename of the mapped file]" or "[unknown]".

@@ -682,14 +682,14 @@ static const struct view {
 		     struct view_state *st, const struct m_group **v, int n);
 	int (*end)(FILE *f, struct view_state *st);
 } views[] = {
-	{ "text", OUT_TEXT, VIEW_LIVE | VIEW_SAVED | VIEW_EVENTS | VIEW_DIFF | VIEW_FOLDED_DIFF,
+	{ "text", OUT_TEXT, VIEW_LIVE | VIEW_EVENTS | VIEW_DIFF | VIEW_FOLDED_DIFF,
 	  write_text },
-	{ "json", OUT_JSON, VIEW_LIVE | VIEW_SAVED | VIEW_EVENTS | VIEW_DIFF | VIEW_COST, write_json },
-	{ "csv", OUT_CSV, VIEW_LIVE | VIEW_SAVED | VIEW_EVENTS | VIEW_DIFF, write_csv },
-	{ "folded", OUT_FOLDED, VIEW_LIVE | VIEW_SAVED, write_stacks },
-	{ "svg", OUT_SVG, VIEW_LIVE | VIEW_SAVED | VIEW_FOLDED_DIFF, write_stacks },
-	{ "markdown", OUT_MARKDOWN, VIEW_SAVED | VIEW_DIFF, write_markdown },
-	{ "html", OUT_HTML, VIEW_LIVE | VIEW_SAVED | VIEW_DIFF | VIEW_COST, write_html, end_html },
+	{ "json", OUT_JSON, VIEW_LIVE | VIEW_EVENTS | VIEW_DIFF | VIEW_COST, write_json },
+	{ "csv", OUT_CSV, VIEW_LIVE | VIEW_EVENTS | VIEW_DIFF, write_csv },
+	{ "folded", OUT_FOLDED, VIEW_LIVE, write_stacks },
+	{ "svg", OUT_SVG, VIEW_LIVE | VIEW_FOLDED_DIFF, write_stacks },
+	{ "markdown", OUT_MARKDOWN, VIEW_DIFF, write_markdown },
+	{ "html", OUT_HTML, VIEW_LIVE | VIEW_DIFF | VIEW_COST, write_html, end_html },
 };
 
 static const struct view *view_of(enum out_format f)

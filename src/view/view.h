@@ -11,10 +11,10 @@
 #include "model/measure.h"
 #include "model/options.h"
 
-/* What a view can show, as the table of views in output.c says. */
+/* What a view can show, as the table of views in output.c says.  Every
+ * view shows a saved measurement (report). */
 enum view_shows {
 	VIEW_LIVE = 1,		/* a measuring command's results, interval by interval */
-	VIEW_SAVED = 2,		/* a saved measurement (report) */
 	VIEW_EVENTS = 4,	/* one line per event (trace, --slower-than) */
 	VIEW_DIFF = 8,		/* a comparison of two measurements (diff) */
 	VIEW_FOLDED_DIFF = 16,	/* a comparison of two folded stack files */

@@ -27,6 +27,27 @@ vm_arch() {
 	esac
 }
 
+# vm_apt: set vm_apt_opts, the apt-get/apt-cache options that find the
+# flavor's packages (kernel image, headers).  Debian 12's own sources for
+# 6.1 and 6.12; for 5.10 an apt configuration of our own under
+# $KDIST_VM_CACHE/apt/bullseye (Debian 11's suites, same registry), so that
+# the system's sources stay Debian 12's alone.  The package lists are
+# fetched by the caller (apt-get update with these options).
+vm_apt() {
+	local dir=${KDIST_VM_CACHE:-/var/cache/kdist-vm}/apt/bullseye
+	local key=/usr/share/keyrings/debian-archive-keyring.gpg
+	vm_apt_opts=()
+	[ "$vm_kflavor" = 5.10 ] || return 0
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" || return 1
+	cat >"$dir/sources.list" <<-EOF
+	deb [arch=$vm_deb_arch signed-by=$key] http://deb.debian.org/debian bullseye main
+	deb [arch=$vm_deb_arch signed-by=$key] http://deb.debian.org/debian-security bullseye-security main
+	EOF
+	vm_apt_opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+		     -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+		     -o "APT::Architectures::=$vm_deb_arch")
+}
+
 # vm_busybox DEB_ARCH: print the path of a static busybox for that
 # architecture.  The host's own for amd64; busybox-static is Multi-Arch
 # "foreign" (its arm64 build would replace the host's), so the arm64 one is

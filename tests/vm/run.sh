@@ -1,12 +1,12 @@
 #!/bin/bash
 # VM tier (make check-vm, and make check through tests/run-all.sh): kernel
 # functions and the command matrix (tests/matrix.sh) on stock Debian
-# kernels under QEMU/TCG, one VM per flavor, booted side by side: 6.1
-# (kprobes, no kprobe.multi) and 6.12 (kprobe.multi).  Each VM runs
-# tests/vm/func-vm.sh.  The arm64 flavors (arm64-6.1, arm64-6.12: Debian's
-# arm64 kernels under qemu-system-aarch64) run it with the arm64 build
-# (make ARCH=arm64) on a Debian arm64 root filesystem, after the x86 ones,
-# and prove the release binary build/dist/kdist-*-aarch64 runs there when
+# kernels under QEMU/TCG, one VM per flavor, two at a time: 6.1 (kprobes,
+# no kprobe.multi), 6.12 (kprobe.multi) and 5.10 (no task storage, no
+# attach cookies, no bpf_mem_alloc).  Each VM runs tests/vm/func-vm.sh.
+# The arm64 flavors (arm64-6.1, arm64-6.12: Debian's arm64 kernels under
+# qemu-system-aarch64) run it with the arm64 build (make ARCH=arm64) on a
+# Debian arm64 root filesystem, and prove the release binary build/dist/kdist-*-aarch64 runs there when
 # make dist made one.
 # Ends with "N passed, N failed, N skipped".
 # Where QEMU or the kernel packages cannot be had, the flavors are skipped
@@ -36,7 +36,6 @@ run_flavor() {
 }
 
 started=()
-arm=()
 for flavor in $flavors; do
 	if ! vm_arch "$flavor"; then
 		skip_flavor "$flavor" "unknown flavor"
@@ -61,19 +60,12 @@ for flavor in $flavors; do
 	fi
 	mkdir -p build/matrix
 	started+=("$flavor")
-	# the arm64 VMs are short: after the x86 ones rather than beside them,
-	# on the two cores of the CI machine
-	if [ "$vm_deb_arch" = amd64 ]; then
-		run_flavor "$flavor" &
-	else
-		arm+=("$flavor")
-	fi
 done
-wait
-for flavor in "${arm[@]}"; do
-	run_flavor "$flavor" &
-done
-wait
+# Two VMs at a time, one per core of the CI machine (each runs its virtual
+# CPUs on one host thread): the next flavor starts as soon as one ends.
+export -f run_flavor
+export out
+[ ${#started[@]} -eq 0 ] || printf '%s\n' "${started[@]}" | xargs -P 2 -I{} bash -c 'run_flavor {}'
 
 for flavor in "${started[@]}"; do
 	echo "--- VM $flavor"

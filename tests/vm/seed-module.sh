@@ -20,6 +20,7 @@ flavor=$1
 # shellcheck source=tests/vm/arch.sh
 . tests/vm/arch.sh
 vm_arch "$flavor" || die "unknown flavor '$flavor'"
+vm_apt || die "cannot write the apt configuration"
 cache=${KDIST_VM_CACHE:-/var/cache/kdist-vm}
 
 kroot=$(tests/vm/vm-kernel.sh "$flavor") || die "no $flavor kernel"
@@ -35,14 +36,20 @@ exec 9>"$cache/.headers.lock"
 flock 9
 if [ ! -f "$dest/.ok" ]; then
 	rm -rf "$dest" && mkdir -p "$dest"
-	deps=$(apt-cache show "$hpkg:$vm_deb_arch=$ver" | sed -n 's/^Depends: //p' | head -1) ||
+	deps=$(apt-cache "${vm_apt_opts[@]}" show "$hpkg:$vm_deb_arch=$ver" | sed -n 's/^Depends: //p' | head -1) ||
 		die "apt knows no $hpkg=$ver"
 	common=$(grep -oE 'linux-headers-[^ ,]*-common' <<<"$deps" | head -1)
 	kbuild=$(grep -oE 'linux-kbuild-[^ ,]*' <<<"$deps" | head -1)
 	[ -n "$common" ] && [ -n "$kbuild" ] || die "no -common or linux-kbuild in $hpkg's Depends: $deps"
 	echo "seed-module: downloading $hpkg $common $kbuild ($ver)" >&2
-	(cd "$dest" && apt-get download -q -o APT::Sandbox::User=root "$hpkg:$vm_deb_arch=$ver" \
-		"$common=$ver" "$kbuild:$(dpkg --print-architecture)" >&2) || die "apt-get download failed"
+	(cd "$dest" && apt-get download -q -o APT::Sandbox::User=root "${vm_apt_opts[@]}" \
+		"$hpkg:$vm_deb_arch=$ver" "$common=$ver" >&2) || die "apt-get download failed"
+	# Kbuild's programs run here: this machine's architecture, from its
+	# own suite (for 5.10, Debian 11's build of them runs on Debian 12)
+	kopts=("${vm_apt_opts[@]}")
+	[ ${#kopts[@]} -eq 0 ] || kopts+=(-o "APT::Architectures::=$(dpkg --print-architecture)")
+	(cd "$dest" && apt-get download -q -o APT::Sandbox::User=root "${kopts[@]}" \
+		"$kbuild:$(dpkg --print-architecture)" >&2) || die "apt-get download of $kbuild failed"
 	for d in "$dest"/*.deb; do dpkg-deb -x "$d" "$dest/root"; done
 	rm -f "$dest"/*.deb
 	# the configuration's Makefile includes the -common one by its
@@ -59,7 +66,14 @@ cross=
 [ "$vm_deb_arch" = amd64 ] || cross=$vm_triplet-
 # the headers hold no vmlinux to base a module's BTF on: none is made
 # (which also spares pahole, 6.12's Kbuild calls it)
-make -s -C "$src" M="$PWD/$out" ARCH="$vm_karch" CROSS_COMPILE="$cross" \
+# Debian's headers name the compiler the kernel was built with
+# (.kernelvariables: gcc-12 for Debian 12's, gcc-10 for Debian 11's);
+# where this machine has no such one, its own gcc builds the module (the
+# module's version magic does not hold the compiler's).
+ccs=()
+kcc=$(sed -n 's/^CC = .*)gcc-\([0-9]*\)$/gcc-\1/p' "$src/.kernelvariables" 2>/dev/null)
+[ -z "$kcc" ] || command -v "$cross$kcc" >/dev/null || ccs=(CC="${cross}gcc")
+make -s -C "$src" M="$PWD/$out" ARCH="$vm_karch" CROSS_COMPILE="$cross" "${ccs[@]}" \
 	CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2 ||
 	die "building the module for $kver failed"
 echo "$PWD/$out/kdist_seed.ko"

@@ -41,26 +41,14 @@ vm_arch "$FLAVOR" || die "unknown flavor '$FLAVOR' (expected 5.10, 6.1, 6.12, ar
 # Name patterns (extended regex) of the image packages of each flavor.  A
 # flavor's ABI may be published as a signed package (plain name) and as an
 # -unsigned one; both are matched and the choice is made below.
-apt_opts=()
 case $vm_kflavor in
-5.10) NAME_RE="^linux-image-5\\.10\\.0-[0-9]+-$vm_deb_arch(-unsigned)?\$"
-      apt_dir=$CACHE/apt/bullseye
-      apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-                -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-                -o "APT::Architectures::=$vm_deb_arch") ;;
+5.10) NAME_RE="^linux-image-5\\.10\\.0-[0-9]+-$vm_deb_arch(-unsigned)?\$" ;;
 6.1)  NAME_RE="^linux-image-6\\.1\\.0-[0-9]+-$vm_deb_arch(-unsigned)?\$" ;;
 6.12) NAME_RE="^linux-image-6\\.12\\.[0-9]+\\+deb12-$vm_deb_arch(-unsigned)?\$" ;;
 esac
-
+vm_apt || die "cannot write the apt configuration under $CACHE/apt"
+apt_opts=("${vm_apt_opts[@]}")
 mkdir -p "$KDIR"
-if [ -n "${apt_dir:-}" ]; then
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-	key=/usr/share/keyrings/debian-archive-keyring.gpg
-	cat >"$apt_dir/sources.list" <<-EOF
-	deb [arch=$vm_deb_arch signed-by=$key] http://deb.debian.org/debian bullseye main
-	deb [arch=$vm_deb_arch signed-by=$key] http://deb.debian.org/debian-security bullseye-security main
-	EOF
-fi
 
 # busybox provides depmod: Debian ships kernel packages without
 # modules.dep (it is generated at install time) and kmod may be absent here.
@@ -144,7 +132,7 @@ ensure() {
 
 # Debian 11 is past its last point release: its kernel, once unpacked, is
 # used as it is (a search of its lists takes minutes on a loaded machine).
-if [ -n "${apt_dir:-}" ] && [ -z "${KDIST_VM_KERNEL_PKG:-}" ] && d=$(cached_fallback) && [ -n "$d" ]; then
+if [ "$vm_kflavor" = 5.10 ] && [ -z "${KDIST_VM_KERNEL_PKG:-}" ] && d=$(cached_fallback) && [ -n "$d" ]; then
 	printf '%s\n' "$d/root"
 	exit 0
 fi

@@ -147,12 +147,18 @@ static __always_inline void ex_rewind(struct ex_task *x, __u64 ts)
 	x->last = ts;
 }
 
-/* The scheduler's total run-queue wait of t (CONFIG_SCHED_INFO; 0
- * without): it grows when t arrives on a CPU, whether or not a tracepoint
- * reported the switch. */
+/* The kernel keeps run-queue waits per thread (CONFIG_SCHED_INFO). */
+static __always_inline bool ex_has_run_delay(struct task_struct *t)
+{
+	return bpf_core_field_exists(t->sched_info);
+}
+
+/* The scheduler's total run-queue wait of t (0 without the accounting):
+ * it grows when t arrives on a CPU, whether or not a tracepoint reported
+ * the switch. */
 static __always_inline __u64 ex_run_delay(struct task_struct *t)
 {
-	if (!bpf_core_field_exists(t->sched_info))
+	if (!ex_has_run_delay(t))
 		return 0;
 	return BPF_CORE_READ(t, sched_info.run_delay);
 }
@@ -174,7 +180,7 @@ static __always_inline void ex_running(struct ex_task *x, struct task_struct *t,
 
 	if (x->state == EX_ONCPU)
 		return;
-	if (!bpf_core_field_exists(t->sched_info)) {
+	if (!ex_has_run_delay(t)) {
 		x->state = EX_UNATTR;
 		ex_charge(x, now);
 		x->state = EX_ONCPU;

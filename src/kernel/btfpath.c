@@ -204,9 +204,14 @@ static const struct btf_member *find_member(const struct btf *b, const struct bt
 	return NULL;
 }
 
+/* Set while an alternative that is not the last is tried: its failure is
+ * not the user's error yet. */
+static bool quiet;
+
 static int bad(const char *what, const char *expr, const char *why)
 {
-	kd_err("bad field '%s' of %s: %s", expr, what, why);
+	if (!quiet)
+		kd_err("bad field '%s' of %s: %s", expr, what, why);
 	return -EINVAL;
 }
 
@@ -308,8 +313,8 @@ static bool through(struct kpath *p, unsigned int *off, bool *in_mem)
 	return true;
 }
 
-int btfpath_resolve(enum btf_args_of of, const char *name, const char *what, const char *expr,
-		    struct kpath *p, struct kpath_type *t, bool *whole_arg)
+static int resolve_one(enum btf_args_of of, const char *name, const char *what, const char *expr,
+		       struct kpath *p, struct kpath_type *t, bool *whole_arg)
 {
 	const struct btf *b;
 	const struct btf_type *proto, *ty;
@@ -436,6 +441,30 @@ int btfpath_resolve(enum btf_args_of of, const char *name, const char *what, con
 deep:
 	snprintf(msg, sizeof(msg), "more than %d pointers to follow", KPATH_MAX_DEREF);
 	return bad(what, expr, msg);
+}
+
+/* A|B|C: the first alternative the running kernel's types resolve (a
+ * member that moved between kernel versions); the last one's error when
+ * none does. */
+int btfpath_resolve(enum btf_args_of of, const char *name, const char *what, const char *expr,
+		    struct kpath *p, struct kpath_type *t, bool *whole_arg)
+{
+	const char *bar;
+	char alt[256];
+	int err;
+
+	while ((bar = strchr(expr, '|'))) {
+		if ((size_t)(bar - expr) >= sizeof(alt))
+			return bad(what, expr, "alternative too long");
+		snprintf(alt, sizeof(alt), "%.*s", (int)(bar - expr), expr);
+		quiet = true;
+		err = resolve_one(of, name, what, alt, p, t, whole_arg);
+		quiet = false;
+		if (!err)
+			return 0;
+		expr = bar + 1;
+	}
+	return resolve_one(of, name, what, expr, p, t, whole_arg);
 }
 
 const char *btfpath_enum_name(int enum_id, long long v)

@@ -7,6 +7,8 @@
  *                         parameter; argN is the Nth
  *   NAME->m.n->o[2]       members through pointers (->), of structs in
  *                         place (.), elements of arrays ([i])
+ *   A|B                   the first of the alternatives that resolves (a
+ *                         member that moved between kernel versions)
  * into a struct kpath (kpath.h) the BPF side follows, and how the result
  * prints (struct kpath_type).
  */

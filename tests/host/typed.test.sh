@@ -132,6 +132,22 @@ EOF
 	pass "7 bad paths refused in one line each, nothing loaded"
 }
 
+# A|B: the first alternative this kernel's types resolve (the bio recipe's
+# disk is rq->q->disk on new kernels, rq->rq_disk on 5.10)
+test_typed_alternatives_first_that_resolves() {
+	local spec='prev->no_such|prev->comm' n out rc
+	"$KDIST" count sched:sched_switch --by "$spec" -o json -c "$WL/sleeper 20 2" \
+		>"$TMP/alt.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	n=$(json "$TMP/alt.json" "sum(g['count'] for g in d['groups'] if g['by']['$spec'] == 'sleeper')")
+	[ "$n" -ge 20 ] || { fail "$n switches away from sleeper for 20 sleeps: $(json "$TMP/alt.json" "d['groups']")"; return; }
+	out=$("$KDIST" count sched:sched_switch --by 'prev->no_such|prev->comx' -d 1 2>&1)
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && [[ $out == *"struct task_struct has no member 'comx'"* ]] ||
+		{ fail "none resolving: exit $rc, '$out', expected 2 and the last one's error"; return; }
+	no_leftovers || { fail "programs left behind"; return; }
+	pass "'$spec' grouped by comm: $n switches away from sleeper (>= 20); none resolving: '$out'"
+}
+
 test_typed_pointer_hex_and_null_counted() {
 	# prev->mm: a pointer, printed in hex; kernel threads have none, and
 	# reading through it (prev->mm->owner) meets NULL, counted per event;

@@ -97,10 +97,11 @@ static const struct recipe r_wq_queue = {
 };
 
 /* Matched by the request, as biolatency does; the record's dev is
- * rq->q->disk's, and its rwbs spells rq->cmd_flags' operation.  Raw
+ * rq->q->disk's (rq->rq_disk's before Linux 5.16), and its rwbs spells
+ * rq->cmd_flags' operation.  Raw
  * tracepoints, for the reason wq-queue's comment gives: completions come
  * in interrupts. */
-#define BIO_BY "rq->q->disk->disk_name,rq->cmd_flags:reqop"
+#define BIO_BY "rq->q->disk->disk_name|rq->rq_disk->disk_name,rq->cmd_flags:reqop"
 
 static const struct recipe r_bio = {
 	.title = "block I/O latency (issue to complete) by disk and operation",

@@ -13,6 +13,11 @@
 		bar: "#4678c8", plot: "#f7f9fc", heat: "#f0f0f6", grid: "#e2e6ee",
 		p50: "#1b9e77", p90: "#7570b3", p99: "#d95f02", p999: "#e7298a"
 	};
+	/* --explain's parts, in the order kdist prints them */
+	var PARTS = [["oncpu", "on CPU", "#4678c8"], ["irq", "irq", "#e7298a"],
+		["runnable", "runnable", "#d95f02"], ["blocked_s", "blocked S", "#1b9e77"],
+		["blocked_d", "blocked D", "#7570b3"], ["blocked_other", "blocked, other", "#a6761d"],
+		["unattributed", "unattributed", "#999999"]];
 	var HEAT = [[255, 255, 204], [254, 217, 118], [253, 141, 60], [227, 26, 28], [128, 0, 38]];
 	var QS = [["p50", 0.5, "p50"], ["p90", 0.9, "p90"], ["p99", 0.99, "p99"],
 		["p999", 0.999, "p99.9"]];
@@ -465,6 +470,72 @@
 	}
 
 	/* ---- one group in full ---- */
+	/* --explain: a bar per power-of-two latency bucket, split by share of
+	 * the bucket's time into the parts, summed over the documents */
+	function explainRows(m) {
+		var rows = {};
+
+		m.per.forEach(function (g) {
+			((g && g.explain && g.explain.rows) || []).forEach(function (r) {
+				var x = rows[r.low];
+
+				if (!x)
+					x = rows[r.low] = { low: r.low, high: r.high, count: 0, sum: 0, parts: {} };
+				x.count += r.count;
+				x.sum += r.sum;
+				PARTS.forEach(function (p) {
+					var v = r.parts[p[0]];
+
+					x.parts[p[0]] = v === null ? null : (x.parts[p[0]] || 0) + v;
+				});
+			});
+		});
+		return Object.keys(rows).map(function (k) { return rows[k]; })
+			.sort(function (a, b) { return a.low - b.low; });
+	}
+	function explainBars(parent, m, width) {
+		var rows = explainRows(m), W = Math.max(280, Math.floor(width)), rh = 18, gap = 4;
+		var ml = 170, mr = 14, mt = 26, pw = W - ml - mr, H = mt + rows.length * (rh + gap) + 4;
+		var s, lx = ml, geo = [];
+
+		if (!rows.length)
+			return null;
+		s = sv("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H,
+			"class": "chart explain", "font-size": 11 }, parent);
+		PARTS.forEach(function (p) {
+			var na = rows[0].parts[p[0]] === null;
+
+			sv("rect", { x: lx, y: 6, width: 10, height: 10, fill: na ? "#ffffff" : p[2],
+				stroke: p[2] }, s);
+			var t = sv("text", { x: lx + 14, y: 15, fill: "#5b6478" }, s);
+			t.textContent = p[1] + (na ? " (n/a)" : "");
+			lx += 14 + t.getComputedTextLength() + 12;
+		});
+		rows.forEach(function (r, i) {
+			var y = mt + i * (rh + gap), x = ml, segs = [];
+
+			sv("text", { x: ml - 6, y: y + rh - 5, "text-anchor": "end", fill: "#5b6478" }, s)
+				.textContent = fmtTime(r.low) + " \u2013 " + fmtTime(r.high) + ": " + r.count;
+			PARTS.forEach(function (p) {
+				var v = r.parts[p[0]], w;
+
+				if (!v || !r.sum)
+					return;
+				w = v / r.sum * pw;
+				var e = sv("rect", { x: x.toFixed(2), y: y, width: w.toFixed(2), height: rh,
+					fill: p[2], "shape-rendering": "crispEdges" }, s);
+				sv("title", {}, e).textContent = p[1] + ": " + (100 * v / r.sum).toFixed(1) +
+					"%, " + fmtTime(v / r.count) + " per interval";
+				segs.push([p[0], x - ml, x - ml + w]);
+				x += w;
+			});
+			geo.push({ low: r.low, y: y, segs: segs });
+		});
+		logChart("explain", s, { label: m.label, ml: ml, pw: pw, rh: rh, rows: geo,
+			colours: PARTS.reduce(function (o, p) { o[p[0]] = p[2]; return o; }, {}) });
+		return s;
+	}
+
 	function card(parent, m, list, unit, width, title) {
 		var box = el("div", parent, null, "card");
 
@@ -472,6 +543,10 @@
 			el("h2", box, m.label || "all");
 		statsLine(box, m, unit);
 		histChart(box, m, unit, width);
+		if (m.per.some(function (g) { return g && g.explain; })) {
+			el("h3", box, "where the time went (--explain): a bar per power of two of the latency");
+			explainBars(box, m, width);
+		}
 		if (list.length > 1 || list[0].interval > 0) {
 			el("h3", box, "over time: a column per interval, a row per power of two");
 			var geo = heatmap(box, m, list, unit, width);

@@ -56,6 +56,32 @@ print(n, low, high)' "$TMP/bands.jsonl")
 	pass "$n sleeps; $(head -1 "$TMP/heat"); $(head -1 "$TMP/hist")"
 }
 
+# --explain in HTML: a bar per power of two of the latency, split into the
+# parts.  The truth: 20 sleeps of 5 ms are 20 intervals with at least
+# 100 ms blocked in S, and every row's parts add up to its latency.
+test_report_explain_bars() {
+	local out rc
+	"$KDIST" "${NS_PAIR[@]}" --explain -o html -c "$WL/sleeper 20 5" >"$TMP/ex.html" 2>"$TMP/err" ||
+		{ fail "pair: $(cat "$TMP/err")"; return; }
+	out=$(python3 "$RCHECK" data "$TMP/ex.html" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.readline())
+g = d["groups"][0]["explain"]
+rows = g["rows"]
+print(g["all"]["count"], g["all"]["parts"]["blocked_s"], len(rows),
+      all(sum(v or 0 for v in r["parts"].values()) == r["sum"] for r in rows))')
+	read -r n s nrows sums <<<"$out"
+	[ "$n" = 20 ] && [ "$s" -ge 100000000 ] && [ "$sums" = True ] ||
+		{ fail "data: $n intervals (20), $s ns blocked in S (>= 1e8), parts add up per row: $sums"; return; }
+	page_shot "$TMP/ex.html" "$TMP/ex.png" 1200,1200; rc=$?
+	[ $rc = 2 ] && { skip "no chromium"; return; }
+	[ $rc = 0 ] || { fail "no screenshot"; return; }
+	python3 "$RCHECK" explain "$TMP/ex.png" "$TMP/ex.png.log" "$TMP/ex.html" >"$TMP/bars" ||
+		{ fail "bars: $(cat "$TMP/bars")"; return; }
+	docs_shot "$TMP/ex.png" report-explain.png
+	pass "20 sleeps, $s ns blocked in S over $nrows rows; $(head -1 "$TMP/bars")"
+}
+
 # synth N_GROUPS N_INTERVALS: a measurement of that shape from a saved one
 synth() {
 	python3 -c '

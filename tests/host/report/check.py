@@ -5,6 +5,7 @@
 #   requests NETLOG           URLs the pages asked for (not Chromium's own)
 #   heatmap PNG LOG HTML      every heatmap cell coloured iff the data has a count
 #   hist PNG LOG HTML         a bar over every bucket with values, none elsewhere
+#   explain PNG LOG HTML      each --explain bar split as the data's parts say
 import json
 import math
 import os
@@ -125,6 +126,45 @@ def check_hist(shot, log, page):
     return not bad and bars > 0
 
 
+PARTS = ["oncpu", "irq", "runnable", "blocked_s", "blocked_d", "blocked_other", "unattributed"]
+
+
+def check_explain(shot, log, page):
+    """Each row's bar, sampled in the middle of every part wider than 4 px
+    at the place the data (not the page's geometry) puts it, has that
+    part's colour.  From the page: only where the chart and its rows lie."""
+    docs = docs_of_page(page)
+    geo = [c for c in charts(log) if c["kind"] == "explain"][0]
+    w, h, px = png.load(shot)
+    rows = {}
+    for d in docs:
+        for g in d["groups"]:
+            for r in g.get("explain", {}).get("rows", []):
+                x = rows.setdefault(r["low"], {"sum": 0, **{p: 0 for p in PARTS}})
+                x["sum"] += r["sum"]
+                for p in PARTS:
+                    x[p] += r["parts"][p] or 0
+    bad, checked = [], 0
+    if sorted(rows) != [r["low"] for r in geo["rows"]]:
+        return print(f"rows drawn {[r['low'] for r in geo['rows']]}, data {sorted(rows)}") or False
+    for r in geo["rows"]:
+        x0, data = geo["left"] + geo["ml"], rows[r["low"]]
+        y = geo["top"] + r["y"] + geo["rh"] // 2
+        at = 0.0
+        for p in PARTS:
+            width = data[p] / data["sum"] * geo["pw"] if data["sum"] else 0
+            if width > 4:
+                col = int(x0 + at + width / 2)
+                if not near(px[y][col], hexrgb(geo["colours"][p]), 8):
+                    bad.append(f"row {r['low']} {p} at x {col}: {px[y][col]}")
+                checked += 1
+            at += width
+    print(f"{len(rows)} rows, {checked} parts wider than 4 px in their colours")
+    for b in bad[:5]:
+        print("wrong part:", b)
+    return not bad and checked > 0
+
+
 def main(a):
     if a[0] == "data":
         for d in docs_of_page(a[1]):
@@ -156,6 +196,8 @@ def main(a):
         return check_heatmap(*a[1:])
     if a[0] == "hist":
         return check_hist(*a[1:])
+    if a[0] == "explain":
+        return check_explain(*a[1:])
     return False
 
 

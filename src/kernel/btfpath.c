@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Paths through the kernel's types, resolved against its BTF (btfpath.h). */
 #include "kernel/btfpath.h"
+#include "syms/ksyms.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -313,50 +314,16 @@ static bool through(struct kpath *p, unsigned int *off, bool *in_mem)
 	return true;
 }
 
-static int resolve_one(enum btf_args_of of, const char *name, const char *what, const char *expr,
-		       struct kpath *p, struct kpath_type *t, bool *whole_arg)
+/* The rest of a path, s, from a value of type id (in_mem: in memory at
+ * the path's current address, else an argument's value), into *p and *t. */
+static int walk(const struct btf *b, __u32 id, bool in_mem, const char *s, struct kpath *p,
+		struct kpath_type *t, bool *whole_arg, const char *what, const char *expr)
 {
-	const struct btf *b;
-	const struct btf_type *proto, *ty;
-	char base[64], member[64], msg[256], names[160];
-	const char *s = expr;
-	bool in_mem = false;
+	const struct btf_type *ty;
+	char member[64], msg[256], names[160];
 	unsigned int off = 0;
-	__u32 id;
-	int skip, arg, n;
+	int n;
 
-	memset(p, 0, sizeof(*p));
-	memset(t, 0, sizeof(*t));
-	*whole_arg = false;
-	n = strspn(s, IDENT);
-	if (!n || n >= (int)sizeof(base))
-		return btfpath_is_path(expr) ? bad(what, expr, "expected NAME->member...") : 1;
-	snprintf(base, sizeof(base), "%.*s", n, s);
-	s += n;
-	b = kernel_btf();
-	if (!b)
-		return -ENOENT;
-	proto = args_proto(b, of, name, &skip);
-	if (!proto) {
-		if (!btfpath_is_path(expr))
-			return 1;
-		snprintf(msg, sizeof(msg), "the kernel's BTF has no argument types of %s", name);
-		return bad(what, expr, msg);
-	}
-	arg = find_arg(b, proto, skip, base, &id);
-	if (arg < 0) {
-		if (!btfpath_is_path(expr))
-			return 1;
-		arg_names(b, proto, skip, names, sizeof(names));
-		snprintf(msg, sizeof(msg), "no argument '%s' (its arguments: %s)", base, names);
-		return bad(what, expr, msg);
-	}
-	if (arg >= ARGS_MAX) {
-		snprintf(msg, sizeof(msg), "argument %d of %d: only the first %d are read", arg + 1,
-			 btf_vlen(proto) - skip, ARGS_MAX);
-		return bad(what, expr, msg);
-	}
-	p->arg = arg;
 	while (*s) {
 		bool arrow = !strncmp(s, "->", 2);
 
@@ -441,6 +408,198 @@ static int resolve_one(enum btf_args_of of, const char *name, const char *what, 
 deep:
 	snprintf(msg, sizeof(msg), "more than %d pointers to follow", KPATH_MAX_DEREF);
 	return bad(what, expr, msg);
+}
+
+static int resolve_one(enum btf_args_of of, const char *name, const char *what, const char *expr,
+		       struct kpath *p, struct kpath_type *t, bool *whole_arg)
+{
+	const struct btf *b;
+	const struct btf_type *proto;
+	char base[64], msg[256], names[160];
+	const char *s = expr;
+	__u32 id;
+	int skip, arg, n;
+
+	memset(p, 0, sizeof(*p));
+	memset(t, 0, sizeof(*t));
+	*whole_arg = false;
+	n = strspn(s, IDENT);
+	if (!n || n >= (int)sizeof(base))
+		return btfpath_is_path(expr) ? bad(what, expr, "expected NAME->member...") : 1;
+	snprintf(base, sizeof(base), "%.*s", n, s);
+	s += n;
+	b = kernel_btf();
+	if (!b)
+		return -ENOENT;
+	proto = args_proto(b, of, name, &skip);
+	if (!proto) {
+		if (!btfpath_is_path(expr))
+			return 1;
+		snprintf(msg, sizeof(msg), "the kernel's BTF has no argument types of %s", name);
+		return bad(what, expr, msg);
+	}
+	arg = find_arg(b, proto, skip, base, &id);
+	if (arg < 0) {
+		if (!btfpath_is_path(expr))
+			return 1;
+		arg_names(b, proto, skip, names, sizeof(names));
+		snprintf(msg, sizeof(msg), "no argument '%s' (its arguments: %s)", base, names);
+		return bad(what, expr, msg);
+	}
+	if (arg >= ARGS_MAX) {
+		snprintf(msg, sizeof(msg), "argument %d of %d: only the first %d are read", arg + 1,
+			 btf_vlen(proto) - skip, ARGS_MAX);
+		return bad(what, expr, msg);
+	}
+	p->arg = arg;
+	return walk(b, id, false, s, p, t, whole_arg, what, expr);
+}
+
+bool btfpath_is_arg(enum btf_args_of of, const char *name, const char *expr)
+{
+	const struct btf *b = kernel_btf();
+	const struct btf_type *proto;
+	char base[64];
+	int n = strspn(expr, IDENT), skip;
+	__u32 id;
+
+	if (!b || !n || n >= (int)sizeof(base))
+		return false;
+	snprintf(base, sizeof(base), "%.*s", n, expr);
+	proto = args_proto(b, of, name, &skip);
+	return proto && find_arg(b, proto, skip, base, &id) >= 0;
+}
+
+/* A type by its C name: "struct task_struct", "union x", "enum y", or a
+ * typedef's or number's name ("u64", "unsigned long"); 0 if none. */
+static __u32 type_by_name(const struct btf *b, const char *name)
+{
+	static const struct { const char *prefix; int kind; } tagged[] = {
+		{ "struct ", BTF_KIND_STRUCT }, { "union ", BTF_KIND_UNION }, { "enum ", BTF_KIND_ENUM },
+	};
+	int id;
+
+	for (size_t i = 0; i < sizeof(tagged) / sizeof(tagged[0]); i++)
+		if (!strncmp(name, tagged[i].prefix, strlen(tagged[i].prefix))) {
+			id = btf__find_by_name_kind(b, name + strlen(tagged[i].prefix), tagged[i].kind);
+			return id > 0 ? id : 0;
+		}
+	/* C's spellings of the numbers, as BTF (DWARF) names them */
+	static const char *const ints[][2] = {
+		{ "unsigned long", "long unsigned int" }, { "long", "long int" },
+		{ "unsigned", "unsigned int" }, { "unsigned long long", "long long unsigned int" },
+		{ "long long", "long long int" }, { "short", "short int" },
+		{ "unsigned short", "short unsigned int" }, { "unsigned char", "unsigned char" },
+	};
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!strcmp(name, ints[i][0]))
+			name = ints[i][1];
+	id = btf__find_by_name_kind(b, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		id = btf__find_by_name_kind(b, name, BTF_KIND_INT);
+	return id > 0 ? id : 0;
+}
+
+/* Whether VAR vid is in the kernel's per-CPU section. */
+static bool is_percpu(const struct btf *b, int vid)
+{
+	int sec = btf__find_by_name_kind(b, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *t = sec > 0 ? btf__type_by_id(b, sec) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if ((int)btf_var_secinfos(t)[i].type == vid)
+			return true;
+	return false;
+}
+
+static int kallsyms_bad(const char *what, const char *expr, const char *name, int err)
+{
+	char msg[256];
+
+	if (err == -ENODATA)
+		snprintf(msg, sizeof(msg), "a kernel variable is read at its address in /proc/kallsyms, "
+			 "which lists none on this kernel (CONFIG_KALLSYMS_ALL)");
+	else if (err == -EPERM)
+		snprintf(msg, sizeof(msg), "/proc/kallsyms hides addresses (kernel.kptr_restrict)");
+	else
+		snprintf(msg, sizeof(msg), "no variable '%s' in /proc/kallsyms: %s", name,
+			 strerror(-err));
+	return bad(what, expr, msg);
+}
+
+int btfpath_global(const char *what, const char *expr, struct kpath *p, struct kpath_type *t)
+{
+	const char *s = expr, *close;
+	char name[64], tname[96], msg[256];
+	const struct btf *b;
+	uint64_t addr, pcpu;
+	bool whole, percpu = false;
+	__u32 id = 0;
+	int n, vid, err, cpu = -1;
+
+	memset(p, 0, sizeof(*p));
+	memset(t, 0, sizeof(*t));
+	b = kernel_btf();
+	if (!b)
+		return -ENOENT;
+	if (*s == '(') {
+		close = strchr(s, ')');
+		if (!close || close - s - 1 >= (int)sizeof(tname))
+			return bad(what, expr, "expected (TYPE)NAME");
+		snprintf(tname, sizeof(tname), "%.*s", (int)(close - s - 1), s + 1);
+		id = type_by_name(b, tname);
+		if (!id) {
+			snprintf(msg, sizeof(msg), "no type '%s' in the kernel's BTF", tname);
+			return bad(what, expr, msg);
+		}
+		s = close + 1;
+	}
+	n = strspn(s, IDENT);
+	if (!n || n >= (int)sizeof(name))
+		return id ? bad(what, expr, "expected (TYPE)NAME") : 1;
+	snprintf(name, sizeof(name), "%.*s", n, s);
+	s += n;
+	if (*s == '@') {
+		char *end;
+
+		cpu = (int)strtol(s + 1, &end, 10);
+		if (end == s + 1 || cpu < 0)
+			return bad(what, expr, "expected NAME@CPU");
+		s = end;
+	}
+	vid = btf__find_by_name_kind(b, name, BTF_KIND_VAR);
+	if (vid > 0) {
+		percpu = is_percpu(b, vid);
+		if (!id)
+			id = btf__type_by_id(b, vid)->type;
+	}
+	err = ksyms_data_addr("/proc/kallsyms", name, &addr);
+	if ((err == -ENOENT || err == -ENODATA) && vid <= 0 && !id)
+		return 1;		/* not known as a kernel variable: the caller says so */
+	if (err)
+		return kallsyms_bad(what, expr, name, err);
+	if (!id) {
+		snprintf(msg, sizeof(msg), "'%s' has no type in the kernel's BTF (which types only "
+			 "per-CPU variables, as pahole writes it by default): give it in front, "
+			 "'(TYPE)%s', e.g. (unsigned long) or (struct NAME)", name, expr);
+		return bad(what, expr, msg);
+	}
+	if (cpu >= 0 && !percpu) {
+		snprintf(msg, sizeof(msg), "'%s' is not a per-CPU variable: no @CPU", name);
+		return bad(what, expr, msg);
+	}
+	p->addr = addr;
+	p->base = KPATH_GLOBAL;
+	if (percpu) {
+		err = ksyms_data_addr("/proc/kallsyms", "__per_cpu_offset", &pcpu);
+		if (err)
+			return kallsyms_bad(what, expr, "__per_cpu_offset", err);
+		p->base = KPATH_PERCPU;
+		p->pcpu = pcpu;
+		p->cpu = cpu;
+	}
+	return walk(b, id, true, s, p, t, &whole, what, expr);
 }
 
 /* A|B|C: the first alternative the running kernel's types resolve (a

@@ -52,6 +52,17 @@ bool btfpath_is_path(const char *expr);
 int btfpath_resolve(enum btf_args_of of, const char *name, const char *what, const char *expr,
 		    struct kpath *p, struct kpath_type *t, bool *whole_arg);
 
+/* Whether expr starts with an argument of `name` (argN, or by its name). */
+bool btfpath_is_arg(enum btf_args_of of, const char *name, const char *expr);
+
+/* A kernel variable and a path through it: NAME (its type from the
+ * kernel's BTF), (TYPE)NAME (where BTF has none: only per-CPU variables
+ * are there by default), NAME@CPU (a per-CPU variable's copy on CPU; NAME
+ * alone is the copy of the CPU the event runs on), then ".m", "->m",
+ * "[i]".  Its address comes from /proc/kallsyms.  Returns 0; 1 when NAME
+ * is no kernel variable; -errno after one line saying why. */
+int btfpath_global(const char *what, const char *expr, struct kpath *p, struct kpath_type *t);
+
 /* The name of value v of the enum with BTF id enum_id; NULL if none. */
 const char *btfpath_enum_name(int enum_id, long long v);
 /* The same of the kernel's enum called enum_name. */

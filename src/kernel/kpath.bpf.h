@@ -15,6 +15,16 @@ static __always_inline int kpath_addr(const volatile struct kpath *p, __u64 base
 {
 	__u64 a = base;
 
+	if (p->base == KPATH_GLOBAL) {
+		a = p->addr;
+	} else if (p->base == KPATH_PERCPU) {
+		__u64 cpu = p->cpu < 0 ? bpf_get_smp_processor_id() : (__u32)p->cpu, off;
+
+		if (bpf_probe_read_kernel(&off, sizeof(off), (void *)(p->pcpu + 8 * cpu)))
+			return KPATH_FAULT;
+		a = p->addr + off;
+	}
+
 	for (int i = 0; i < KPATH_MAX_DEREF; i++) {
 		if (i >= p->nderef)
 			break;

@@ -3,9 +3,10 @@
  * A path through the kernel's types ("prev->comm", "rq->q->disk->disk_name",
  * "desc->action->irq"), resolved once at load time against the running
  * kernel's BTF (btfpath.c) into what the BPF side (kpath.bpf.h) follows
- * from rodata: the address in argument `arg`, then for each of `nderef`
- * steps a pointer read at off[i] from it, then the final read at
- * off[nderef].  No code is generated per path.
+ * from rodata: the address in argument `arg` (or, for a kernel global,
+ * the variable's own address), then for each of `nderef` steps a pointer
+ * read at off[i] from it, then the final read at off[nderef].  No code is
+ * generated per path.
  */
 #ifndef KDIST_KPATH_H
 #define KDIST_KPATH_H
@@ -23,15 +24,28 @@ enum kpath_final {
 	KPATH_STR_PTR,	/* char *: the pointer, then the text it points to */
 };
 
+/* Where a path starts. */
+enum kpath_base {
+	KPATH_ARG,	/* at the value of argument `arg` */
+	KPATH_GLOBAL,	/* at a kernel variable: addr */
+	KPATH_PERCPU,	/* at a per-CPU variable: addr is its link address, its
+			 * copy on CPU c is at addr + __per_cpu_offset[c]
+			 * (__per_cpu_offset at pcpu), c = `cpu`, or the CPU
+			 * the event runs on when cpu is -1 */
+};
+
 struct kpath {
 	unsigned char arg;	/* the argument the path starts from */
 	unsigned char nderef;
 	unsigned char final;	/* enum kpath_final */
 	unsigned char size;
 	unsigned char is_signed;
-	unsigned char pad;
+	unsigned char base;	/* enum kpath_base */
 	unsigned short len;	/* KPATH_STR_ARRAY: the array's length */
 	unsigned int off[KPATH_MAX_DEREF + 1];
+	int cpu;
+	unsigned long long addr;
+	unsigned long long pcpu;
 };
 
 /* Why a path read nothing: counted, never read as zero silently. */

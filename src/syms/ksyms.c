@@ -6,6 +6,7 @@
 #include "lib/util.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -245,4 +246,33 @@ const struct ksym *ksyms_find_name(const struct ksyms *ks, const char *name)
 		if (!strcmp(ks->ents[i].sym.name, name))
 			return &ks->ents[i].sym;
 	return NULL;
+}
+
+int ksyms_data_addr(const char *path, const char *name, uint64_t *addr)
+{
+	char line[512], type, sym[256];
+	unsigned long long a;
+	bool any = false;
+	int err = -ENOENT;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		int n = 0;
+
+		if (sscanf(line, "%llx %c %255s%n", &a, &type, sym, &n) != 3)
+			continue;
+		/* local variables are listed only with CONFIG_KALLSYMS_ALL */
+		if (type == 'd' || type == 'b')
+			any = true;
+		/* vmlinux's own: a module's symbol is followed by [module] */
+		if (strcmp(sym, name) || strchr("tTwW", type) || strchr(line + n, '['))
+			continue;
+		*addr = a;
+		err = a ? 0 : -EPERM;
+		break;
+	}
+	fclose(f);
+	return err == -ENOENT && !any ? -ENODATA : err;
 }

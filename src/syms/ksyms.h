@@ -37,5 +37,11 @@ const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr);
 const char *ksyms_name_of(const struct ksyms *ks, uint64_t addr);
 /* First symbol with this exact name (linear scan), or NULL. */
 const struct ksym *ksyms_find_name(const struct ksyms *ks, const char *name);
+/* The address of the kernel's data symbol (a variable: types d, b, r...,
+ * of vmlinux, not of a module) called name, from the kallsyms file at path
+ * (/proc/kallsyms): 0; -ENOENT when it has no such symbol, -ENODATA when
+ * it lists no data symbols at all (CONFIG_KALLSYMS_ALL is off), -EPERM
+ * when addresses are hidden (kptr_restrict). */
+int ksyms_data_addr(const char *path, const char *name, uint64_t *addr);
 
 #endif

@@ -239,6 +239,32 @@ test_vm_btf_file() {
 	pass "BTF hidden: $(cat "$TMP/nobtf.err"); with --btf: 20 nanosleeps, $c pipe_read of dd"
 }
 
+# Kernel variables (Debian's kernels list them in /proc/kallsyms), against
+# what the kernel guarantees of them: each CPU's run queue has that CPU's
+# number (struct rq's cpu), so at every switch runqueues.cpu is the CPU
+# the event ran on and runqueues@1.cpu is 1; init_task is "swapper/0"
+# (typed by a cast where the kernel's BTF has no type for it); the
+# variable jiffies read at its address equals bpf_jiffies64() at the same
+# event, or is one tick behind it.
+test_vm_globals() {
+	local spec='cpu,runqueues.cpu,runqueues@1.cpu,(struct task_struct)init_task.comm' out
+	"$KDIST" count sched:sched_switch --by "$spec" -d 1 -o json >"$TMP/glob.json" 2>"$TMP/glob.err" ||
+		{ fail "count --by '$spec': $(tail -3 "$TMP/glob.err")"; return; }
+	out=$(json "$TMP/glob.json" "(len(d['groups']), sum(g['count'] for g in d['groups']), [g['by'] for g in d['groups'] if g['by']['cpu'] != g['by']['runqueues.cpu'] or g['by']['runqueues@1.cpu'] != '1' or g['by']['(struct task_struct)init_task.comm'] != 'swapper/0'], d['lost'])")
+	[[ $out == *", [], "* ]] && [[ $out != "(0, "* ]] ||
+		{ fail "groups, switches, wrong groups, losses: $out"; return; }
+	"$KDIST" count sched:sched_switch --by 'jiffies,(unsigned long)jiffies' -d 1 -o json \
+		>"$TMP/jif.json" 2>"$TMP/jif.err" || { fail "jiffies: $(tail -3 "$TMP/jif.err")"; return; }
+	local bad
+	bad=$(json "$TMP/jif.json" "[g['by'] for g in d['groups'] if not 0 <= int(g['by']['jiffies']) - int(g['by']['(unsigned long)jiffies']) <= 1]")
+	[ "$bad" = "[]" ] || { fail "jiffies: the variable and bpf_jiffies64() apart: $bad"; return; }
+	"$KDIST" count sched:sched_switch --by 'runqueues.no_such' -d 1 >/dev/null 2>"$TMP/nom.err"
+	[ $? = 2 ] && grep -q "struct rq has no member 'no_such'" "$TMP/nom.err" ||
+		{ fail "a bad member: $(cat "$TMP/nom.err")"; return; }
+	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
+	pass "switches by cpu and kernel variables (groups, switches, wrong groups, losses): $out; jiffies as a variable = bpf_jiffies64()"
+}
+
 # vm_module NAME ARGS...: load a module of the booted kernel, dependencies
 # first (modules.dep of the unpacked package; the host's / has no modules
 # of this kernel, so no modprobe)

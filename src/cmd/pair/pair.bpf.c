@@ -202,9 +202,12 @@ static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *
 	case VAL_RETVAL:
 		return arg_val(ctx, s, src);
 	case VAL_PATH:
-		path_count(kpath_num(&cfg.path[s->off & (KPATH_MAX - 1)], arg_val(ctx, s, src), &id),
-			   false);
+	case VAL_GLOBAL:	/* its path starts at the variable, not an argument */
+		path_count(kpath_num(&cfg.path[s->off & (KPATH_MAX - 1)],
+				     s->kind == VAL_PATH ? arg_val(ctx, s, src) : 0, &id), false);
 		return id;
+	case VAL_JIFFIES:
+		return bpf_jiffies64();
 	case VAL_PID:
 	case VAL_TID:
 		id = bpf_get_current_pid_tgid();
@@ -271,7 +274,8 @@ static __noinline bool read_text(void *ctx, const volatile struct val_src *s, in
 	else if (s->kind == VAL_DLOC_FIELD)
 		err = dloc_str(ctx, s->off, buf, PAIR_STR_LEN, &cut);
 	else
-		err = kpath_str(&cfg.path[s->off & (KPATH_MAX - 1)], arg_val(ctx, s, src), buf,
+		err = kpath_str(&cfg.path[s->off & (KPATH_MAX - 1)],
+				s->kind == VAL_PATH_STR ? arg_val(ctx, s, src) : 0, buf,
 				PAIR_STR_LEN, &cut);
 	path_count(err, false);
 	return cut;
@@ -280,7 +284,7 @@ static __noinline bool read_text(void *ctx, const volatile struct val_src *s, in
 static __always_inline bool is_text(unsigned char kind)
 {
 	return kind == VAL_COMM || kind == VAL_STR_FIELD || kind == VAL_DLOC_FIELD ||
-	       kind == VAL_PATH_STR;
+	       kind == VAL_PATH_STR || kind == VAL_GLOBAL_STR;
 }
 
 static __always_inline void read_group(void *ctx, struct group_key *g, int src,

@@ -31,6 +31,9 @@ enum val_kind {
 	VAL_DLOC_FIELD,	/* __data_loc char[] field at off, into the group's string */
 	VAL_PATH,	/* a number through path[off] (kpath.h) from argument idx */
 	VAL_PATH_STR,	/* a text through path[off], into the group's string */
+	VAL_GLOBAL,	/* a number through path[off] from a kernel variable */
+	VAL_GLOBAL_STR,	/* a text through path[off] from a kernel variable */
+	VAL_JIFFIES,	/* the kernel's jiffies (bpf_jiffies64) */
 };
 
 /* How a probe program is entered; fixed per program, not configuration. */

@@ -25,7 +25,8 @@
 /* A value read as a text (into the group's string, or hashed as a key). */
 bool pair_is_text(enum val_kind k)
 {
-	return k == VAL_COMM || k == VAL_STR_FIELD || k == VAL_DLOC_FIELD || k == VAL_PATH_STR;
+	return k == VAL_COMM || k == VAL_STR_FIELD || k == VAL_DLOC_FIELD || k == VAL_PATH_STR ||
+	       k == VAL_GLOBAL_STR;
 }
 
 /* The BTF type of name on side, if it was named through BTF. */
@@ -79,10 +80,50 @@ static const struct {
 } builtins[] = {
 	{ "pid", VAL_PID }, { "tid", VAL_TID }, { "cpu", VAL_CPU }, { "cgroup", VAL_CGROUP },
 	{ "comm", VAL_COMM }, { "kstack", VAL_KSTACK }, { "ustack", VAL_USTACK },
+	{ "jiffies", VAL_JIFFIES },
 };
 
+/* name on side as a kernel variable (btfpath_global): 0 into *v, 1 when it
+ * is none, -errno after saying why. */
+static int resolve_global(struct pair *p, int side, const char *name, struct val_src *v)
+{
+	const struct event_spec *e = &p->ev[side];
+	struct kpath kp;
+	struct kpath_type kt;
+	int err = btfpath_global(e->text, name, &kp, &kt);
+
+	if (err)
+		return err;
+	if (p->ntyped == KPATH_MAX || p->npath == KPATH_MAX) {
+		kd_err("bad field '%s' of %s: at most %d paths", name, e->text, KPATH_MAX);
+		return -EINVAL;
+	}
+	v->kind = kt.show == KSHOW_STR ? VAL_GLOBAL_STR : VAL_GLOBAL;
+	v->size = kp.size;
+	v->is_signed = kp.is_signed;
+	v->off = p->npath;
+	p->cfg.path[p->npath++] = kp;
+	snprintf(p->typed[p->ntyped].name, sizeof(p->typed[0].name), "%s", name);
+	p->typed[p->ntyped].side = side;
+	p->typed[p->ntyped++].t = kt;
+	return 0;
+}
+
+/* Whether name on side starts with a kernel variable rather than an
+ * argument: a cast, a CPU, or a first name that no argument has. */
+static bool names_global(struct pair *p, int side, const char *name)
+{
+	const struct event_spec *e = &p->ev[side];
+	bool args = e->kind == EV_TRACEPOINT || e->kind == EV_KPROBE || e->kind == EV_KRETPROBE;
+
+	if (name[0] == '(' || strchr(name, '@'))
+		return true;
+	return !args || !btfpath_is_arg(e->kind == EV_TRACEPOINT ? BTF_ARGS_TP : BTF_ARGS_FUNC,
+					e->name, name);
+}
+
 /* A name on one side: the event's own fields first, then arguments, then
- * the built-ins describing the current task. */
+ * the built-ins describing the current task, then kernel variables. */
 static int resolve_val(struct pair *p, int side, const char *name, struct val_src *v)
 {
 	const struct event_spec *e = &p->ev[side];
@@ -133,6 +174,12 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 			return 0;
 		}
 	}
+	if (name[0] == '(' || strchr(name, '@') ||
+	    (btfpath_is_path(name) && names_global(p, side, name))) {
+		typed = resolve_global(p, side, name, v);
+		if (typed <= 0)
+			return typed;
+	}
 	if (btfpath_is_path(name))
 		return resolve_typed(p, side, name, v);
 	if (sscanf(name, "arg%u%c", &n, &extra) == 1 && n < 6) {
@@ -158,6 +205,9 @@ static int resolve_val(struct pair *p, int side, const char *name, struct val_sr
 		}
 	}
 	typed = resolve_typed(p, side, name, v);
+	if (typed <= 0)
+		return typed;
+	typed = resolve_global(p, side, name, v);
 	if (typed <= 0)
 		return typed;
 	kd_err("unknown field '%s' of %s %s (see kdist list %s:%s)", name, pair_roles[side], e->text,

@@ -139,6 +139,7 @@ static bool reads_typed(struct pair_cfg *c)
 
 		for (int i = 0; i < n; i++)
 			if (v[i]->kind == VAL_PATH || v[i]->kind == VAL_PATH_STR ||
+			    v[i]->kind == VAL_GLOBAL || v[i]->kind == VAL_GLOBAL_STR ||
 			    v[i]->kind == VAL_DLOC_FIELD)
 				return true;
 	}

@@ -107,6 +107,7 @@ struct m_value pair_key_value(struct pair *p, int i, const struct group_key *g, 
 	case VAL_STR_FIELD:
 	case VAL_DLOC_FIELD:
 	case VAL_PATH_STR:
+	case VAL_GLOBAL_STR:
 		t = known ? m_intern_find(g->str, PAIR_STR_LEN) : m_intern(g->str, PAIR_STR_LEN);
 		return t ? key_normalize(mv_text(t), p->by[i].fmt) : mv_text(NULL);
 	case VAL_KSTACK:

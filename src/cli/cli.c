@@ -5,6 +5,7 @@
  * the man page and bash completion are all made from these tables.
  */
 #include "cli/cli.h"
+#include "model/explain.h"
 #include "kernel/container.h"
 #include "cmd/func/func.h"
 #include "lib/util.h"
@@ -105,7 +106,7 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_IF] = { "if", 0, "COND", "only events where FIELD OP VALUE && ... (OP: == != < <= > >= &)" },
 	[O_SLOWER_THAN] = { "slower-than", 0, "DURATION", "print each event slower than DURATION (e.g. 20ms) as it happens" },
 	[O_STACK] = { "stack", 0, NULL, "with --slower-than: the kernel and user stack of the START (--stack end: of the END)" },
-	[O_EXPLAIN] = { "explain", 0, NULL, "split each interval of the START's thread into on-CPU, irq, runnable and blocked time" },
+	[O_EXPLAIN] = { "explain", 0, NULL, "split each interval of the START's thread into on-CPU, irq, runnable and blocked time (--explain full: with --slower-than, also the longest block's stack and its waker)" },
 	[O_MATCH] = { "match", 0, "MODE", "STARTs in flight per key: replace (default: one, a new START replaces it), fifo (a queue per key) or lifo (a stack per thread: nesting, recursion)", "replace fifo lifo" },
 	[O_FIELDS] = { "fields", 0, "FIELDS", "the record's fields to print, e.g. ret,filename (default: all)" },
 	[O_MAX_RATE] = { "max-rate", 0, "N/s", "print at most N events a second, count the others" },
@@ -403,7 +404,7 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		err = duration_parse(arg, &o->slower_ns, "--slower-than");
 		break;
 	case O_STACK: o->stack = 1; break;
-	case O_EXPLAIN: o->explain = true; break;
+	case O_EXPLAIN: o->explain = EXPLAIN_SPLIT; break;
 	case O_MATCH:
 		o->match = !strcmp(arg, "fifo") ? MATCH_FIFO : !strcmp(arg, "lifo") ? MATCH_LIFO :
 			   !strcmp(arg, "replace") ? MATCH_REPLACE : -1;
@@ -554,10 +555,15 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		err = set_option(id, optarg, c, o);
 		if (err)
 			return err;
-		/* --stack takes an optional word: start (the default) or end */
+		/* --stack takes an optional word: start (the default) or end;
+		 * --explain one: full */
 		if (id == O_STACK && optind < argc &&
 		    (!strcmp(argv[optind], "start") || !strcmp(argv[optind], "end")))
 			o->stack = strcmp(argv[optind++], "end") ? 1 : 2;
+		if (id == O_EXPLAIN && optind < argc && !strcmp(argv[optind], "full")) {
+			o->explain = EXPLAIN_FULL;
+			optind++;
+		}
 	}
 	if (o->cmd && o->argv) {
 		kd_err("bad workload: give -c 'CMD' or -- CMD ARGS, not both");
@@ -585,6 +591,11 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 	}
 	if (o->stack && !o->slower_ns) {
 		kd_err("bad option: --stack needs --slower-than DURATION");
+		return -EINVAL;
+	}
+	if (o->explain == EXPLAIN_FULL && !o->slower_ns) {
+		kd_err("bad option: --explain full shows the longest block on --slower-than lines: "
+		       "it needs --slower-than DURATION");
 		return -EINVAL;
 	}
 	if ((o->slower_ns || (c->caps & CMD_EVENT_LINES)) && !view_can(o->view.format, VIEW_EVENTS)) {

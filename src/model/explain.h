@@ -22,11 +22,26 @@ enum ex_part {
 	EX_NPARTS,
 };
 
+/* --explain full: one block of the thread (its longest in the interval):
+ * where it blocked and who woke it, as sched_waking saw the waker. */
+struct ex_block {
+	unsigned long long ns;		/* 0: no block was seen to end */
+	int kstack;			/* the blocked thread's kernel stack id, or -errno */
+	unsigned int state;		/* EX_S, EX_D or EX_OTHER */
+	unsigned int waker_tid;		/* 0: no waker seen */
+	int waker_kstack;
+	char waker_comm[16];
+};
+
 /* A slow pair's split, on its --slower-than line. */
 struct ex_one {
 	unsigned long long part[EX_NPARTS];
 	unsigned int switches, preempts;
+	struct ex_block block;		/* --explain full */
 };
+
+/* cfg.explain: off, the split, or the split with the longest block */
+enum { EXPLAIN_OFF, EXPLAIN_SPLIT, EXPLAIN_FULL };
 
 /* Groups are split by the power of two of the latency: row 0 holds 0 ns,
  * row r > 0 the latencies in [2^(r-1), 2^r). */

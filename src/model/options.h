@@ -56,7 +56,8 @@ struct options {
 	const char *cond;	/* --if */
 	uint64_t slower_ns;	/* --slower-than */
 	int stack;		/* --stack: enum slow_stack */
-	bool explain;		/* --explain: split each interval (model/explain.h) */
+	unsigned char explain;	/* --explain: split each interval (model/explain.h's
+				 * EXPLAIN_SPLIT; --explain full: EXPLAIN_FULL) */
 	int match;		/* --match: enum match_mode (cmd/pair/match.h) */
 	const char *fields;	/* trace --fields */
 	uint64_t max_rate;	/* trace --max-rate, events per second */

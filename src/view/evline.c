@@ -245,6 +245,11 @@ void events_field(FILE *f, const char *name, const char *value, bool text)
 
 void events_stack(FILE *f, const char *name, const struct m_stack *s)
 {
+	events_stack_titled(f, name, NULL, s);
+}
+
+void events_stack_titled(FILE *f, const char *name, const char *title, const struct m_stack *s)
+{
 	unsigned int n = s ? s->nframes : 0;
 
 	if (ev.format == OUT_CSV) {
@@ -264,6 +269,8 @@ void events_stack(FILE *f, const char *name, const struct m_stack *s)
 		fputc(',', f);
 		json_str(f, name);
 		fputs(":[", f);
+	} else if (title) {
+		fprintf(f, "\n  %s", title);
 	}
 	for (unsigned int i = n; i-- > 0;) {
 		const struct m_frame *fr = &s->frames[i];

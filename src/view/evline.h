@@ -47,5 +47,7 @@ void events_field(FILE *f, const char *name, const char *value, bool text);
  * first) or a column of frames joined by ';', root first (CSV, as folded
  * stacks). */
 void events_stack(FILE *f, const char *name, const struct m_stack *s);
+/* The same, in text under a line of its own that says what it is. */
+void events_stack_titled(FILE *f, const char *name, const char *title, const struct m_stack *s);
 
 #endif

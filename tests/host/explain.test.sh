@@ -25,6 +25,36 @@ test_explain_spin_and_sleep_against_references() {
 	pass "$msg"
 }
 
+# --explain full: each slow read of the wakee names its longest block (in
+# S, in the pipe's read) and the thread that woke it: the waker thread,
+# by the id it reported itself, from the pipe's write
+test_explain_full_names_the_waker() {
+	local msg
+	rm -f "$TMP/wk.times"
+	KDIST_WL_TIMES=$TMP/wk.times "$KDIST" pair syscalls:sys_enter_read syscalls:sys_exit_read \
+		--explain full --slower-than 2ms -o json -- "$WL/waker" 20 5 >"$TMP/wk.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 - "$TMP/wk.json" "$TMP/wk.times" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if '"event":"slow"' in l.replace(" ", "")]
+tid = [int(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("waker_tid ")][0]
+wakee = [e for e in lines if e["comm"] == "wakee"]
+bad = [e for e in wakee if not (
+    e["waker_tid"] == tid and e["waker_comm"] == "waker" and e["block_state"] == "S"
+    and 0 < e["block_ns"] <= e["latency_ns"]
+    and any("pipe_read" in f for f in e["block_kstack"])
+    and any("pipe_write" in f for f in e["waker_kstack"]))]
+if len(wakee) < 15 or bad:
+    print(f"{len(wakee)} slow reads of the wakee (>= 15 of 20), wrong: {bad[:1]}")
+    sys.exit(1)
+print(f"{len(wakee)} slow reads of the wakee, each blocked in a pipe read and woken by tid {tid} (waker) from a pipe write; longest block {max(e['block_ns'] for e in wakee)} ns")
+PY
+) || { fail "$msg"; return; }
+	"$KDIST" pair syscalls:sys_enter_read syscalls:sys_exit_read --explain full -d 1 >/dev/null 2>"$TMP/err"
+	[ $? = 2 ] && grep -q "needs --slower-than" "$TMP/err" || { fail "without --slower-than: $(cat "$TMP/err")"; return; }
+	pass "$msg"
+}
+
 test_explain_fifo_competitor_is_runnable_time() {
 	# pinned beside a SCHED_FIFO thread that spins 20 ms of each call
 	explain_run fifo 10 500 0 20 || { fail "exit $?: $(cat "$TMP/err")"; return; }

@@ -4,7 +4,8 @@
  * N * MS ms off CPU, each time woken from waker_loop() (through poke(),
  * which keeps waker_loop visible to frame-pointer unwinding across the
  * libc write wrapper).  The wakee's lifetime, from its start to its last
- * read's return, goes to $KDIST_WL_TIMES as "wakee NS" (report.h).
+ * read's return, goes to $KDIST_WL_TIMES as "wakee NS" (report.h), and
+ * the waker thread's id as "waker_tid TID".
  * waker N MS cat: the wakee is cat(1) in a process of its own, reading the
  * pipe to its end (the waker and the wakee are different programs); no
  * times are reported. */
@@ -35,6 +36,7 @@ __attribute__((noinline)) void *waker_loop(void *arg)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	pthread_setname_np(pthread_self(), "waker");
+	wl_report("waker_tid", gettid());
 	for (long i = 0; i < n; i++) {
 		syscall(SYS_nanosleep, &ts, NULL);
 		poke();

@@ -10,7 +10,7 @@
  * one task storage lookup that finds nothing (the task's storage list is
  * empty) and leave.
  *
- * Included by pair.bpf.c after cfg and the drop counters.
+ * Included by pair.bpf.c after cfg, the drop counters and the stack map.
  */
 #ifndef KDIST_EXPLAIN_BPF_H
 #define KDIST_EXPLAIN_BPF_H
@@ -33,6 +33,9 @@ struct ex_task {
 	__u32 switches, preempts;
 	__u32 state;		/* EX_ONCPU, EX_RUNNABLE, EX_S, EX_D or EX_OTHER */
 	__u32 armed;
+	/* --explain full: the block under way (ns: when it began), the
+	 * longest that ended (ns: its length) */
+	struct ex_block cur, longest;
 };
 
 struct {
@@ -254,6 +257,7 @@ static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts,
 		ex_charge(x, ts);
 	}
 	x->armed = 0;
+	c->last.block = x->longest;
 	for (int i = 0; i < EX_NPARTS; i++) {
 		c->last.part[i] = x->acc[i];
 		sum += x->acc[i];
@@ -328,6 +332,12 @@ int BPF_PROG(ex_switch, bool preempt, struct task_struct *prev, struct task_stru
 			x->preempts++;
 		x->rd0 = ex_run_delay(prev);
 		x->se0 = prev->se.sum_exec_runtime;
+		if (cfg.explain == EXPLAIN_FULL && x->state >= EX_S) {
+			__builtin_memset(&x->cur, 0, sizeof(x->cur));
+			x->cur.ns = now;
+			x->cur.state = x->state;
+			x->cur.kstack = bpf_get_stackid(ctx, &stacks, 0);	/* prev's: current */
+		}
 	}
 	x = ex_armed(next);
 	if (x) {
@@ -345,8 +355,30 @@ static __always_inline int ex_woken(struct task_struct *p)
 	struct ex_task *x = ex_armed(p);
 
 	if (x && x->state >= EX_S) {
-		ex_charge(x, bpf_ktime_get_ns());
+		__u64 now = bpf_ktime_get_ns();
+
+		ex_charge(x, now);
 		x->state = EX_RUNNABLE;
+		if (cfg.explain == EXPLAIN_FULL && x->cur.ns && now - x->cur.ns > x->longest.ns) {
+			x->longest = x->cur;
+			x->longest.ns = now - x->cur.ns;
+		}
+		x->cur.ns = 0;
+	}
+	return 0;
+}
+
+/* --explain full: sched_waking runs in the waker's context (sched_wakeup
+ * may run on the wakee's CPU): who wakes an armed, blocked thread. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(ex_full_waking, struct task_struct *p)
+{
+	struct ex_task *x = ex_armed(p);
+
+	if (x && x->state >= EX_S && x->cur.ns) {
+		x->cur.waker_tid = (__u32)bpf_get_current_pid_tgid();
+		bpf_get_current_comm(x->cur.waker_comm, sizeof(x->cur.waker_comm));
+		x->cur.waker_kstack = bpf_get_stackid(ctx, &stacks, 0);
 	}
 	return 0;
 }

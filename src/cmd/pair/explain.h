@@ -21,6 +21,7 @@ struct ex_key {
 struct measurement;
 struct m_group;
 struct engine;
+struct stack_syms;
 
 /* The sums of explain_groups (map fd) added to the groups of m that
  * group_of() finds for a BPF group key (*g NULL: none yet).  0 or -ENOMEM. */
@@ -30,6 +31,8 @@ int explain_read(struct engine *e, int fd, struct measurement *m,
 		 void *ctx);
 /* One interval's split as fields of a --slower-than line. */
 void explain_event_fields(FILE *f, const struct ex_one *x, bool irq);
+/* --explain full: the interval's longest block, its stack and its waker. */
+void explain_block_fields(FILE *f, const struct ex_block *b, struct stack_syms *syms);
 #endif
 
 #endif

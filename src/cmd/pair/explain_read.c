@@ -5,6 +5,7 @@
 #include "cmd/pair/explain.h"
 #include "kernel/engine.h"
 #include "view/evline.h"
+#include "kernel/stacks.h"
 #include "model/measure.h"
 
 #include <errno.h>
@@ -54,4 +55,29 @@ void explain_event_fields(FILE *f, const struct ex_one *x, bool irq)
 	events_field(f, "switches", val, false);
 	snprintf(val, sizeof(val), "%u", x->preempts);
 	events_field(f, "preemptions", val, false);
+}
+
+void explain_block_fields(FILE *f, const struct ex_block *b, struct stack_syms *syms)
+{
+	static const char *const states[EX_NPARTS] = { [EX_S] = "S", [EX_D] = "D",
+						       [EX_OTHER] = "other" };
+	char val[64], title[96];
+
+	snprintf(val, sizeof(val), "%llu", b->ns);
+	events_field(f, "block_ns", val, false);
+	if (!b->ns)
+		return;		/* no block ended inside the interval */
+	events_field(f, "block_state", b->state < EX_NPARTS && states[b->state] ?
+		     states[b->state] : "?", true);
+	snprintf(val, sizeof(val), "%u", b->waker_tid);
+	events_field(f, "waker_tid", b->waker_tid ? val : NULL, false);
+	snprintf(val, sizeof(val), "%.16s", b->waker_comm);
+	events_field(f, "waker_comm", b->waker_tid ? val : NULL, true);
+	snprintf(title, sizeof(title), "longest block, %.3f ms, in:", b->ns / 1e6);
+	events_stack_titled(f, "block_kstack", title, stack_syms_stack(syms, b->kstack, false, 0));
+	if (!b->waker_tid)
+		return;
+	snprintf(title, sizeof(title), "woken by %.16s (tid %u) from:", b->waker_comm, b->waker_tid);
+	events_stack_titled(f, "waker_kstack", title,
+			    stack_syms_stack(syms, b->waker_kstack, false, 0));
 }

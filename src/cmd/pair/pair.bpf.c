@@ -20,7 +20,6 @@
 #include "cmd/pair/record.bpf.h"
 #include "kernel/procnote.bpf.h"
 #include "kernel/kpath.bpf.h"
-#include "cmd/pair/explain.bpf.h"
 #include "kernel/dense.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -97,6 +96,8 @@ struct {
 };
 
 STACK_MAP(stacks, 1);	/* sized by user space when stacks are used */
+
+#include "cmd/pair/explain.bpf.h"
 
 /* --slower-than: one event per slow pair, sized by user space when used */
 struct {

@@ -146,10 +146,14 @@ static bool reads_typed(struct pair_cfg *c)
 	return false;
 }
 
-/* --explain's programs (explain.bpf.h), and whether irq time is known. */
-static bool explain_prog(const struct bpf_program *prog)
+/* --explain's programs (explain.bpf.h) for the mode cfg.explain, and
+ * whether irq time is known. */
+static bool explain_prog(const struct pair *p, const struct bpf_program *prog)
 {
-	return !strncmp(bpf_program__name(prog), "ex_", 3);
+	const char *name = bpf_program__name(prog);
+
+	return p->cfg.explain && !strncmp(name, "ex_", 3) &&
+	       (p->cfg.explain == EXPLAIN_FULL || strncmp(name, "ex_full_", 8));
 }
 
 static bool explain_irq_prog(const struct bpf_program *prog)
@@ -168,7 +172,7 @@ static int explain_attach(struct pair *p)
 		struct bpf_link *l;
 		int err;
 
-		if (!explain_prog(prog))
+		if (!explain_prog(p, prog))
 			continue;
 		l = bpf_program__attach(prog);
 		if (!l && explain_irq_prog(prog)) {
@@ -262,7 +266,7 @@ int pair_load(struct pair *p, struct options *o)
 	for (unsigned int i = 0; i < p->cfg.nby; i++)
 		if (p->cfg.by[i].kind == VAL_KSTACK || p->cfg.by[i].kind == VAL_USTACK)
 			need_stacks = true;
-	if (need_stacks || p->cfg.slow_stack)
+	if (need_stacks || p->cfg.slow_stack || p->cfg.explain == EXPLAIN_FULL)
 		bpf_map__set_max_entries(p->skel->maps.stacks, 16384);
 	if (p->cfg.slow_stack) {
 		bpf_map__set_max_entries(p->skel->maps.procs_told, PROCS_TOLD);
@@ -293,7 +297,7 @@ int pair_load(struct pair *p, struct options *o)
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
 					  (!p->cfg.single && prog == side_prog(p, 1)) ||
-					  (p->cfg.explain && explain_prog(prog)));
+					  explain_prog(p, prog));
 	for (int side = 0; side < (p->cfg.single ? 1 : 2); side++) {
 		if (p->src[side] != SRC_FENTRY && p->src[side] != SRC_FEXIT)
 			continue;
@@ -329,7 +333,7 @@ int pair_load(struct pair *p, struct options *o)
 			return err;
 	}
 	/* the user-stack watch reads the processes of one table's keys */
-	if (need_stacks || p->cfg.slow_stack)
+	if (need_stacks || p->cfg.slow_stack || p->cfg.explain == EXPLAIN_FULL)
 		return watch_stacks(p);
 	return 0;
 }

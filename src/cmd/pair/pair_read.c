@@ -72,6 +72,8 @@ int pair_print_slow(void *ctx, void *data, size_t size)
 	}
 	if (p->cfg.explain)
 		explain_event_fields(f, &e->ex, p->header.explain_irq);
+	if (p->cfg.explain == EXPLAIN_FULL)
+		explain_block_fields(f, &e->ex.block, p->syms);
 	events_end(f);
 	return 0;
 }

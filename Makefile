@@ -183,7 +183,7 @@ check-vm: all
 # and VM runs (build/matrix/*.tsv; make check writes them)
 .PHONY: matrix-doc
 matrix-doc:
-	@scripts/matrix-table.py docs/testing.md $(BUILD)/matrix/host.tsv $(BUILD)/matrix/6.1.tsv $(BUILD)/matrix/6.12.tsv \
+	@scripts/matrix-table.py docs/testing.md $(BUILD)/matrix/host.tsv $(BUILD)/matrix/5.10.tsv $(BUILD)/matrix/6.1.tsv $(BUILD)/matrix/6.12.tsv \
 		$(BUILD)/matrix/arm64-6.1.tsv $(BUILD)/matrix/arm64-6.12.tsv
 
 bench: deps

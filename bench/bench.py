@@ -506,6 +506,9 @@ def main():
     # lines of these scripts go to the JSON as they are
     if "vm" in PARTS:
         doc["vm"] = script_lines("bench/func-attach.sh")
+        # the per-call cost by method on each VM kernel, 5.10's fallbacks too
+        # (three VMs of at most 1200 s each)
+        doc["kfunc_cost"] = script_lines("bench/kfunc-cost.sh", 3 * 1200 + 60)
     if "uprobe" in PARTS:
         doc["uprobe"] = script_lines("bench/uprobe-attach.sh")
     doc["machine"]["loadavg_end"] = os.getloadavg()
@@ -525,11 +528,12 @@ def main():
           f"{doc['machine']['loadavg_end'][0]:.1f} at the end)")
 
 
-def script_lines(script):
+def script_lines(script, timeout=None):
     """Run a bench script, printing its lines as they come; returns them.
-    Bounded by BENCH_PART_TIMEOUT."""
+    Bounded by timeout seconds (BENCH_PART_TIMEOUT by default)."""
+    timeout = timeout or PART_TIMEOUT
     print(f"\npart {script}:", flush=True)
-    lines, deadline = [], time.monotonic() + PART_TIMEOUT
+    lines, deadline = [], time.monotonic() + timeout
     with subprocess.Popen([os.path.join(TOP, script)], stdout=subprocess.PIPE,
                           start_new_session=True) as p:
         buf = b""
@@ -538,7 +542,7 @@ def script_lines(script):
             r = select.select([p.stdout], [], [], max(left, 0))[0] if left > 0 else []
             if not r:
                 os.killpg(p.pid, signal.SIGKILL)
-                msg = f"gave up on {script}: no end within {PART_TIMEOUT:.0f} s (BENCH_PART_TIMEOUT)"
+                msg = f"gave up on {script}: no end within {timeout:.0f} s"
                 print(msg, flush=True)
                 lines.append(msg)
                 break

@@ -8,12 +8,13 @@
 # it, kprobe).  Rounds interleaved; the figure
 # is the fastest round of each (an emulated VM on a shared host: noise only
 # adds time), the median beside it.
-# KDIST_BENCH_FLAVORS picks the kernels (default "6.1 6.12").
+# KDIST_BENCH_FLAVORS picks the kernels (default "5.10 6.1 6.12": 5.10 has
+# no attach cookies, so func loads a copy of its programs per function).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 if [ -z "${KDIST_VM:-}" ]; then
-	for flavor in ${KDIST_BENCH_FLAVORS:-6.1 6.12}; do
+	for flavor in ${KDIST_BENCH_FLAVORS:-5.10 6.1 6.12}; do
 		KDIST_VM_TIMEOUT=1200 tests/vm/run-in-vm "$flavor" bench/kfunc-cost.sh 2>&1 |
 			grep -E '^(kfunc-cost|SKIP)' || echo "SKIP kfunc-cost $flavor: the VM run failed"
 	done

@@ -12,7 +12,7 @@
 # Where QEMU or the kernel packages cannot be had, the flavors are skipped
 # with the reason.
 cd "$(dirname "$0")/../.." || exit 1
-flavors=${KDIST_VM_FLAVORS:-6.1 6.12 arm64-6.1 arm64-6.12}
+flavors=${KDIST_VM_FLAVORS:-5.10 6.1 6.12 arm64-6.1 arm64-6.12}
 . tests/vm/arch.sh
 p=0 f=0 s=0
 out=$(mktemp -d /tmp/kdist-vmtier.XXXXXX)

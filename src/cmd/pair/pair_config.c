@@ -38,6 +38,35 @@ static const struct kpath_type *typed_of(const struct pair *p, int side, const c
 	return NULL;
 }
 
+/* A resolved path kp of type kt into *v (kinds: its number, its text) and
+ * the pair's paths; whole: the path is an argument itself, nothing read.
+ * 0, or -EINVAL past KPATH_MAX paths. */
+static int add_path(struct pair *p, int side, const char *name, const struct kpath *kp,
+		    const struct kpath_type *kt, bool whole, enum val_kind num,
+		    enum val_kind text, struct val_src *v)
+{
+	const struct event_spec *e = &p->ev[side];
+
+	if (p->ntyped == KPATH_MAX || (!whole && p->npath == KPATH_MAX)) {
+		kd_err("bad field '%s' of %s: at most %d paths", name, e->text, KPATH_MAX);
+		return -EINVAL;
+	}
+	v->idx = kp->arg;
+	v->size = whole ? 8 : kp->size;
+	v->is_signed = kp->is_signed;
+	if (whole) {
+		v->kind = VAL_ARG;
+	} else {
+		v->kind = kt->show == KSHOW_STR ? text : num;
+		v->off = p->npath;
+		p->cfg.path[p->npath++] = *kp;
+	}
+	snprintf(p->typed[p->ntyped].name, sizeof(p->typed[0].name), "%s", name);
+	p->typed[p->ntyped].side = side;
+	p->typed[p->ntyped++].t = *kt;
+	return 0;
+}
+
 /* name on side through the kernel's types (btfpath.h): 0 into *v, 1 when
  * it names nothing there, -errno after saying why. */
 static int resolve_typed(struct pair *p, int side, const char *name, struct val_src *v)
@@ -52,26 +81,7 @@ static int resolve_typed(struct pair *p, int side, const char *name, struct val_
 		return 1;
 	err = btfpath_resolve(e->kind == EV_TRACEPOINT ? BTF_ARGS_TP : BTF_ARGS_FUNC, e->name,
 			      e->text, name, &kp, &kt, &whole);
-	if (err)
-		return err;
-	if (p->ntyped == KPATH_MAX || (!whole && p->npath == KPATH_MAX)) {
-		kd_err("bad field '%s' of %s: at most %d paths", name, e->text, KPATH_MAX);
-		return -EINVAL;
-	}
-	v->idx = kp.arg;
-	v->size = whole ? 8 : kp.size;
-	v->is_signed = kp.is_signed;
-	if (whole) {
-		v->kind = VAL_ARG;
-	} else {
-		v->kind = kt.show == KSHOW_STR ? VAL_PATH_STR : VAL_PATH;
-		v->off = p->npath;
-		p->cfg.path[p->npath++] = kp;
-	}
-	snprintf(p->typed[p->ntyped].name, sizeof(p->typed[0].name), "%s", name);
-	p->typed[p->ntyped].side = side;
-	p->typed[p->ntyped++].t = kt;
-	return 0;
+	return err ? err : add_path(p, side, name, &kp, &kt, whole, VAL_PATH, VAL_PATH_STR, v);
 }
 
 static const struct {
@@ -87,26 +97,11 @@ static const struct {
  * is none, -errno after saying why. */
 static int resolve_global(struct pair *p, int side, const char *name, struct val_src *v)
 {
-	const struct event_spec *e = &p->ev[side];
 	struct kpath kp;
 	struct kpath_type kt;
-	int err = btfpath_global(e->text, name, &kp, &kt);
+	int err = btfpath_global(p->ev[side].text, name, &kp, &kt);
 
-	if (err)
-		return err;
-	if (p->ntyped == KPATH_MAX || p->npath == KPATH_MAX) {
-		kd_err("bad field '%s' of %s: at most %d paths", name, e->text, KPATH_MAX);
-		return -EINVAL;
-	}
-	v->kind = kt.show == KSHOW_STR ? VAL_GLOBAL_STR : VAL_GLOBAL;
-	v->size = kp.size;
-	v->is_signed = kp.is_signed;
-	v->off = p->npath;
-	p->cfg.path[p->npath++] = kp;
-	snprintf(p->typed[p->ntyped].name, sizeof(p->typed[0].name), "%s", name);
-	p->typed[p->ntyped].side = side;
-	p->typed[p->ntyped++].t = kt;
-	return 0;
+	return err ? err : add_path(p, side, name, &kp, &kt, false, VAL_GLOBAL, VAL_GLOBAL_STR, v);
 }
 
 /* Whether name on side starts with a kernel variable rather than an

@@ -501,16 +501,18 @@ static __u32 type_by_name(const struct btf *b, const char *name)
 	return id > 0 ? id : 0;
 }
 
-/* Whether VAR vid is in the kernel's per-CPU section. */
-static bool is_percpu(const struct btf *b, int vid)
+/* Whether the variable at addr is a per-CPU one: in the kernel's per-CPU
+ * section, as /proc/kallsyms places it (Debian 11's BTF has no variables
+ * at all, so BTF cannot say).  0 with *percpu set, or -errno. */
+static int is_percpu(uint64_t addr, bool *percpu)
 {
-	int sec = btf__find_by_name_kind(b, ".data..percpu", BTF_KIND_DATASEC);
-	const struct btf_type *t = sec > 0 ? btf__type_by_id(b, sec) : NULL;
+	uint64_t start, end;
+	int err = ksyms_data_addr("/proc/kallsyms", "__per_cpu_start", &start);
 
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if ((int)btf_var_secinfos(t)[i].type == vid)
-			return true;
-	return false;
+	if (!err)
+		err = ksyms_data_addr("/proc/kallsyms", "__per_cpu_end", &end);
+	*percpu = !err && addr >= start && addr < end;
+	return err;
 }
 
 static int kallsyms_bad(const char *what, const char *expr, const char *name, int err)
@@ -569,14 +571,13 @@ int btfpath_global(const char *what, const char *expr, struct kpath *p, struct k
 		s = end;
 	}
 	vid = btf__find_by_name_kind(b, name, BTF_KIND_VAR);
-	if (vid > 0) {
-		percpu = is_percpu(b, vid);
-		if (!id)
-			id = btf__type_by_id(b, vid)->type;
-	}
+	if (vid > 0 && !id)
+		id = btf__type_by_id(b, vid)->type;
 	err = ksyms_data_addr("/proc/kallsyms", name, &addr);
 	if ((err == -ENOENT || err == -ENODATA) && vid <= 0 && !id)
 		return 1;		/* not known as a kernel variable: the caller says so */
+	if (!err)
+		err = is_percpu(addr, &percpu);
 	if (err)
 		return kallsyms_bad(what, expr, name, err);
 	if (!id) {

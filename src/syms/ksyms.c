@@ -252,27 +252,30 @@ int ksyms_data_addr(const char *path, const char *name, uint64_t *addr)
 {
 	char line[512], type, sym[256];
 	unsigned long long a;
-	bool any = false;
-	int err = -ENOENT;
+	bool any = false, found = false, shown = false;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	/* until found and some address is seen not to be hidden (0 is a true
+	 * address too: x86-64's per-CPU section starts there) */
+	while (!(found && shown) && fgets(line, sizeof(line), f)) {
 		int n = 0;
 
 		if (sscanf(line, "%llx %c %255s%n", &a, &type, sym, &n) != 3)
 			continue;
+		shown |= a != 0;
 		/* local variables are listed only with CONFIG_KALLSYMS_ALL */
 		if (type == 'd' || type == 'b')
 			any = true;
 		/* vmlinux's own: a module's symbol is followed by [module] */
-		if (strcmp(sym, name) || strchr("tTwW", type) || strchr(line + n, '['))
+		if (found || strcmp(sym, name) || strchr("tTwW", type) || strchr(line + n, '['))
 			continue;
 		*addr = a;
-		err = a ? 0 : -EPERM;
-		break;
+		found = true;
 	}
 	fclose(f);
-	return err == -ENOENT && !any ? -ENODATA : err;
+	if (found)
+		return shown ? 0 : -EPERM;
+	return any ? -ENOENT : -ENODATA;
 }

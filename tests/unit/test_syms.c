@@ -328,6 +328,53 @@ static void test_kallsyms_fixture(const char *tmpdir)
 	ksyms_free(ks);
 }
 
+/* kernel variables' addresses: a per-CPU one at 0 is an address (x86-64's
+ * per-CPU section starts there); all zero is kptr_restrict; no local
+ * variables at all is a kernel without CONFIG_KALLSYMS_ALL */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void test_kallsyms_data(const char *tmpdir)
+{
+	char path[PATH_MAX + 32];
+	uint64_t a = 1;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/kallsyms-data", tmpdir);
+	write_file(path, "0000000000000000 A __per_cpu_start\n"
+			 "0000000000034e40 D runqueues\n"
+			 "ffffffff81000000 T _text\n"
+			 "ffffffff82a0c000 d local_var\n"
+			 "ffffffff82b00000 D jiffies\n"
+			 "ffffffffc0001000 d mod_var\t[mod]\n"
+			 "ffffffff81001000 T text_only\n");
+	err = ksyms_data_addr(path, "__per_cpu_start", &a);
+	check("kallsyms data: a per-CPU address 0", !err && a == 0, "err %d addr %llx", err,
+	      (unsigned long long)a);
+	err = ksyms_data_addr(path, "runqueues", &a);
+	check("kallsyms data: runqueues", !err && a == 0x34e40, "err %d addr %llx", err,
+	      (unsigned long long)a);
+	err = ksyms_data_addr(path, "jiffies", &a);
+	check("kallsyms data: jiffies", !err && a == 0xffffffff82b00000ull, "err %d", err);
+	check("kallsyms data: a module's variable is not vmlinux's",
+	      ksyms_data_addr(path, "mod_var", &a) == -ENOENT, "found");
+	check("kallsyms data: a function is no variable",
+	      ksyms_data_addr(path, "text_only", &a) == -ENOENT, "found");
+	write_file(path, "0000000000000000 D jiffies\n0000000000000000 d x\n");
+	check("kallsyms data: hidden addresses", ksyms_data_addr(path, "jiffies", &a) == -EPERM,
+	      "not EPERM");
+	write_file(path, "ffffffff81000000 T _text\nffffffff82b00000 D __start_rodata\n");
+	check("kallsyms data: no variables listed",
+	      ksyms_data_addr(path, "jiffies", &a) == -ENODATA, "not ENODATA");
+}
+
 static void test_kallsyms_live(void)
 {
 	const struct ksym *s, *t;
@@ -800,6 +847,7 @@ int main(void)
 	find_fixture_dir();
 
 	test_kallsyms_fixture(tmpdir);
+	test_kallsyms_data(tmpdir);
 	test_kallsyms_live();
 	test_elf_self();
 	test_debuglink(tmpdir);

@@ -76,9 +76,10 @@ test_serve_config_error_file_line() {
 	runq\nru\0nq\n|2: bad configuration: a NUL byte at column 3
 	runq   # one\n  name=x:  \n|2: bad measurement 'name=x:': no command
 	runq\nsyscalls -d 2|2: measurement 'syscalls': bad options: -c, --, -d, -i
+	runq\nsyscalls --slower-than 1ms|2: measurement 'syscalls': bad options: --slower-than prints events
 	EOF
 	[ "$(bpf_leftovers)" = 0 ] || { fail "programs left after bad configs"; return; }
-	pass "7 bad configurations, each one line at its file and line, exit 2"
+	pass "8 bad configurations, each one line at its file and line, exit 2"
 }
 
 test_serve_prometheus() {

@@ -165,6 +165,12 @@ int serve_served_parse(const struct options *top, const char *text, const char *
 		kd_err("bad options: -c, --, -d, -i and --output do not apply to a served measurement");
 		goto out;
 	}
+	/* its lines would have nowhere to go: the ring would fill, unread */
+	if (sv->o.slower_ns) {
+		kd_err("bad options: --slower-than prints events as lines, which serve does not "
+		       "(run it beside serve as its own kdist pair)");
+		goto out;
+	}
 	sv->own_buckets = buckets;
 	err = buckets ? prom_buckets_parse(buckets, &sv->b, "buckets") : 0;
 	sv->s = (struct session){ .cmd = c, .opt = &sv->o };

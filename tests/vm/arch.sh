@@ -83,7 +83,8 @@ vm_rootfs_pkgs=bash,coreutils,dash,python3,util-linux,mount,grep,sed,gawk,findut
 # machine's programs (its root instead of the host's /).  Made once per
 # package list with mmdebstrap from Debian's archive, the packages only
 # unpacked (variant extract: nothing of the other architecture runs
-# here); awk is the one alternative the tests call by its generic name.
+# here); awk is the one alternative the tests call by its generic name,
+# linked here.
 vm_rootfs() {
 	local arch=$1 cache=${KDIST_VM_CACHE:-/var/cache/kdist-vm} dir
 	dir=$cache/rootfs-$arch-$(echo "$vm_rootfs_pkgs" | sha256sum | cut -c1-12)
@@ -92,8 +93,11 @@ vm_rootfs() {
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q mmdebstrap >&2 || return 1
 		rm -rf "$dir.tmp" "$cache/rootfs-$arch-"*
 		mmdebstrap --mode=root --variant=extract --architectures="$arch" --skip=check/qemu \
-			--include="$vm_rootfs_pkgs" --customize-hook='ln -sf gawk "$1/usr/bin/awk"' \
-			bookworm "$dir.tmp" >&2 && mv "$dir.tmp" "$dir" || { rm -rf "$dir.tmp"; return 1; }
+			--include="$vm_rootfs_pkgs" bookworm "$dir.tmp" >&2 &&
+			mv "$dir.tmp" "$dir" || { rm -rf "$dir.tmp"; return 1; }
 	fi
+	# awk by its generic name: extract runs no maintainer script to make
+	# the alternative (nor, on every mmdebstrap, a customize hook)
+	[ -e "$dir/usr/bin/awk" ] || ln -sf gawk "$dir/usr/bin/awk" || return 1
 	echo "$dir"
 }

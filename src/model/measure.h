@@ -150,6 +150,15 @@ int m_hist_set(struct m_hist *mh, const struct hist *h);
 int m_hist_add(struct m_hist *mh, const struct hist *h);
 void m_hist_get(const struct m_hist *mh, struct hist *h);
 
+/* A group's exemplar (served latencies): its slowest event of late, the
+ * task it ended in and when. */
+struct m_exemplar {
+	uint64_t value;			/* 0: none */
+	double unix_s;
+	uint32_t pid, tid;
+	char comm[16];
+};
+
 struct m_group {
 	struct m_value key[M_MAX_BY];	/* one per by-name */
 	struct m_hist h;
@@ -157,6 +166,7 @@ struct m_group {
 	uint64_t total_ns;		/* M_FUNC: inclusive time, a recursion's once */
 	uint64_t seen_ns;		/* when events last came (serve's retirement) */
 	struct m_explain *ex;		/* --explain: the split by row (explain.h) */
+	struct m_exemplar exemplar;
 };
 
 struct m_drop {

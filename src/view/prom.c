@@ -96,8 +96,10 @@ enum {
 	LP_NAME = 1, LP_VALUE = 2,						/* LabelPair */
 	VAL_VALUE = 1,								/* Gauge, Counter */
 	H_COUNT = 1, H_SUM = 2, H_BUCKET = 3, H_SCHEMA = 5, H_ZERO_THRESHOLD = 6,
-	H_ZERO_COUNT = 7, H_POS_SPAN = 12, H_POS_DELTA = 13,			/* Histogram */
-	B_CUMULATIVE = 1, B_UPPER = 2,						/* Bucket */
+	H_ZERO_COUNT = 7, H_POS_SPAN = 12, H_POS_DELTA = 13, H_EXEMPLARS = 16,	/* Histogram */
+	B_CUMULATIVE = 1, B_UPPER = 2, B_EXEMPLAR = 3,				/* Bucket */
+	EX_LABEL = 1, EX_VALUE = 2, EX_TIMESTAMP = 3,				/* Exemplar */
+	TS_SECONDS = 1, TS_NANOS = 2,				/* google.protobuf.Timestamp */
 	SPAN_OFFSET = 1, SPAN_LENGTH = 2,					/* BucketSpan */
 };
 
@@ -345,11 +347,65 @@ static void pb_native(struct pb *pb, const struct hist *h, bool latency)
 	pb_end(pb);
 }
 
-/* One label set's histogram: classic buckets at le[] (raw units), sum and
- * count; in protobuf the native buckets too. */
-static void write_hist(struct prom_out *o, const char *fam, const struct hist *h, bool latency,
-		       const struct prom_label *l, int nl, const double *le, int nle)
+/* An exemplar's labels: the task its event ended in. */
+static int exemplar_labels(const struct m_exemplar *x, struct prom_label *l, char pid[2][16])
 {
+	snprintf(pid[0], sizeof(pid[0]), "%u", x->pid);
+	snprintf(pid[1], sizeof(pid[1]), "%u", x->tid);
+	l[0] = (struct prom_label){ "comm", x->comm };
+	l[1] = (struct prom_label){ "pid", pid[0] };
+	l[2] = (struct prom_label){ "tid", pid[1] };
+	return 3;
+}
+
+/* An Exemplar message as field `field` (a classic bucket's, or one of a
+ * native histogram's). */
+static void pb_exemplar(struct pb *pb, int field, const struct m_exemplar *x, bool latency)
+{
+	struct prom_label l[3];
+	char pid[2][16];
+	int nl = exemplar_labels(x, l, pid);
+
+	pb_begin(pb, field);
+	for (int i = 0; i < nl; i++) {
+		pb_begin(pb, EX_LABEL);
+		pb_string(pb, LP_NAME, l[i].name);
+		pb_string(pb, LP_VALUE, l[i].value);
+		pb_end(pb);
+	}
+	pb_double(pb, EX_VALUE, latency ? x->value / 1e9 : (double)x->value);
+	pb_begin(pb, EX_TIMESTAMP);
+	pb_varint(pb, TS_SECONDS, (uint64_t)x->unix_s);
+	pb_varint(pb, TS_NANOS, (uint64_t)((x->unix_s - floor(x->unix_s)) * 1e9));
+	pb_end(pb);
+	pb_end(pb);
+}
+
+/* OpenMetrics: " # {labels} value timestamp" after a bucket's count. */
+static void text_exemplar(FILE *f, const struct m_exemplar *x, bool latency)
+{
+	struct prom_label l[3];
+	char pid[2][16];
+	int nl = exemplar_labels(x, l, pid);
+
+	fputs(" # ", f);
+	text_series(f, "", l, nl, NULL);
+	fputc(' ', f);
+	if (latency)
+		write_seconds(f, x->value);
+	else
+		fprintf(f, "%" PRIu64, x->value);
+	fprintf(f, " %.3f", x->unix_s);
+}
+
+/* One label set's histogram: classic buckets at le[] (raw units), sum and
+ * count; in protobuf the native buckets too.  ex (NULL or value 0: none):
+ * its exemplar, on the bucket that holds its value (OpenMetrics, protobuf). */
+static void write_hist(struct prom_out *o, const char *fam, const struct hist *h, bool latency,
+		       const struct prom_label *l, int nl, const double *le, int nle,
+		       const struct m_exemplar *ex)
+{
+	bool ex_due = ex && ex->value && o->fmt != PROM_TEXT;
 	uint64_t cum = 0;
 	unsigned int i = 0;
 	char name[200], extra[64], num[48];
@@ -376,16 +432,27 @@ static void write_hist(struct prom_out *o, const char *fam, const struct hist *h
 			pb_begin(&o->pb, H_BUCKET);
 			pb_varint(&o->pb, B_CUMULATIVE, cum);
 			pb_double(&o->pb, B_UPPER, latency ? le[b] / 1e9 : le[b]);
+			if (ex_due && ex->value <= le[b]) {
+				pb_exemplar(&o->pb, B_EXEMPLAR, ex, latency);
+				ex_due = false;
+			}
 			pb_end(&o->pb);
 			continue;
 		}
 		snprintf(extra, sizeof(extra), "le=\"%s\"",
 			 b == nle ? "+Inf" : value_str(num, sizeof(num), le[b], latency));
 		text_series(o->f, name, l, nl, extra);
-		fprintf(o->f, " %" PRIu64 "\n", cum);
+		fprintf(o->f, " %" PRIu64, cum);
+		if (ex_due && o->fmt == PROM_OPENMETRICS && (b == nle || ex->value <= le[b])) {
+			text_exemplar(o->f, ex, latency);
+			ex_due = false;
+		}
+		fputc('\n', o->f);
 	}
 	if (o->fmt == PROM_PROTOBUF) {
 		pb_native(&o->pb, h, latency);
+		if (ex && ex->value)
+			pb_exemplar(&o->pb, H_EXEMPLARS, ex, latency);
 		pb_end(&o->pb);
 		pb_end(&o->pb);
 		return;
@@ -501,12 +568,12 @@ static void write_measurement(struct prom_out *o, const struct prom_source *s)
 	nle = raw_bounds(s->b, latency, le);
 	if (!m->nby && !m->ngroups) {
 		memset(&h, 0, sizeof(h));
-		write_hist(o, fam, &h, latency, NULL, 0, le, nle);
+		write_hist(o, fam, &h, latency, NULL, 0, le, nle, NULL);
 	}
 	for (int i = 0; i < m->ngroups; i++) {
 		prom_labels(m, &m->groups[i], pl);
 		m_hist_get(&m->groups[i].h, &h);
-		write_hist(o, fam, &h, latency, pl->l, pl->n, le, nle);
+		write_hist(o, fam, &h, latency, pl->l, pl->n, le, nle, &m->groups[i].exemplar);
 	}
 	write_explain(o, s, pl);
 	if (m->kind != M_FUNC) {

@@ -66,6 +66,15 @@ struct {
 	__type(value, struct start_val);
 } match_start SEC(".maps");
 
+/* served: each group's slowest pair per window (sized by user space) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, struct group_key);
+	__type(value, struct pair_exemplar);
+} exemplars SEC(".maps");
+
 /* One histogram when there is no grouping: no hashing on the hot path. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -550,12 +559,31 @@ static __always_inline int start_matched(void *ctx, int src, struct task_struct 
 	return 0;
 }
 
+/* The pair is its group's exemplar if it is the slowest of this window
+ * so far (the END's task and time). */
+static __noinline void exemplar_note(struct group_key *g, __u64 delta)
+{
+	static const struct pair_exemplar none;
+	__u64 now = bpf_ktime_get_ns(), epoch = now / cfg.exemplar_ns;
+	struct pair_exemplar *x = lookup_or_init(&exemplars, g, &none);
+
+	if (!x || (x->epoch == epoch && delta <= x->value))
+		return;
+	x->epoch = epoch;
+	x->value = delta;
+	x->id = bpf_get_current_pid_tgid();
+	x->ts = now;
+	bpf_get_current_comm(x->comm, sizeof(x->comm));
+}
+
 static __always_inline void record(struct group_key *g, __u64 delta)
 {
 	struct hist *h;
 	__u32 zero = 0;
 	bool full = true;
 
+	if (cfg.exemplar_ns)
+		exemplar_note(g, delta);
 	if (!cfg.nby && !cfg.end_by_on) {
 		h = bpf_map_lookup_elem(&hist_one, &zero);
 	} else {

@@ -96,7 +96,22 @@ struct pair_cfg {
 	 * whose numbers fit go to dense_table (dense.bpf.h), the END's
 	 * component, if any, only when 0. */
 	unsigned char dense;
+	/* served: each group's slowest pair of each window of exemplar_ns
+	 * (its exemplar, pair_exemplar below); 0 off */
+	unsigned long long exemplar_ns;
 };
+
+/* A group's slowest pair of the window `epoch` (bpf_ktime_get_ns() /
+ * exemplar_ns), per CPU: its latency, the END's task and time. */
+struct pair_exemplar {
+	unsigned long long epoch;
+	unsigned long long value;
+	unsigned long long id;		/* tgid << 32 | tid */
+	unsigned long long ts;
+	char comm[16];
+};
+
+#define EXEMPLAR_WINDOW_NS (10ULL * 1000000000ULL)
 
 struct group_key {
 	unsigned long long v[PAIR_MAX_BY];

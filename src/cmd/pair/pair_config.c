@@ -537,6 +537,9 @@ int pair_configure(struct pair *p, const struct pair_spec *ps, struct options *o
 		return -EINVAL;
 	}
 	c->explain = o->explain;
+	/* served latencies carry exemplars: a series' slowest pair */
+	if (o->served && !ps->single)
+		c->exemplar_ns = EXEMPLAR_WINDOW_NS;
 	c->match = ps->single ? MATCH_REPLACE : o->match;
 	if (c->match == MATCH_LIFO && (ps->key || ps->subject_arg)) {
 		kd_err("bad --match lifo: a stack of one thread's nested STARTs; "

@@ -293,6 +293,11 @@ int pair_load(struct pair *p, struct options *o)
 	bpf_map__set_key_size(p->skel->maps.hist_groups, p->key_size);
 	bpf_map__set_key_size(p->skel->maps.hist_groups_b, p->key_size);
 	bpf_map__set_key_size(bpf_map__inner_map(p->skel->maps.group_table), p->key_size);
+	if (p->cfg.exemplar_ns) {
+		bpf_map__set_key_size(p->skel->maps.exemplars, p->key_size);
+		bpf_map__set_max_entries(p->skel->maps.exemplars,
+					 o->max_groups ? o->max_groups : DEFAULT_MAX_GROUPS);
+	}
 	p->skel->rodata->cfg = p->cfg;
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||

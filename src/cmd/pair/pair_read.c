@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -93,6 +94,65 @@ static int explain_group_of(void *ctx, struct measurement *m, const struct group
 	}
 	*g = (struct m_group *)measurement_find(m, key);
 	return 0;
+}
+
+/* served: each group's exemplar, the slowest pair of the current or the
+ * last window over the CPUs.  Entries of older windows are deleted: the
+ * table holds the groups of late. */
+static int exemplars_read(struct pair *p, struct measurement *m)
+{
+	int fd = bpf_map__fd(p->skel->maps.exemplars), n = 0, cap = 0, err = 0;
+	size_t stride = engine_percpu_stride(sizeof(struct pair_exemplar));
+	struct timespec mono, real;
+	struct group_key k = { 0 }, next = { 0 }, *stale = NULL;
+	uint64_t epoch;
+	double offset;
+	void *prev = NULL;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	offset = (real.tv_sec - mono.tv_sec) + (real.tv_nsec - mono.tv_nsec) / 1e9;
+	epoch = (mono.tv_sec * 1000000000ULL + mono.tv_nsec) / p->cfg.exemplar_ns;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		const struct pair_exemplar *best = NULL;
+		const char *v;
+		struct m_group *g;
+
+		k = next;
+		prev = &k;
+		v = engine_percpu(&p->eng, fd, &k);
+		for (int c = 0; v && c < p->eng.ncpu; c++) {
+			const struct pair_exemplar *x = (const void *)(v + c * stride);
+
+			if (x->value && x->epoch + 1 >= epoch && (!best || x->value > best->value))
+				best = x;
+		}
+		if (!best) {
+			if (n == cap) {
+				struct group_key *s = realloc(stale, (cap = cap ? 2 * cap : 64) * sizeof(*s));
+
+				if (!s) {
+					err = -ENOMEM;
+					break;
+				}
+				stale = s;
+			}
+			stale[n++] = k;
+			continue;
+		}
+		explain_group_of(p, m, &k, &g);
+		if (!g)
+			continue;
+		g->exemplar = (struct m_exemplar){ .value = best->value, .pid = best->id >> 32,
+						   .tid = (uint32_t)best->id,
+						   .unix_s = best->ts / 1e9 + offset };
+		memcpy(g->exemplar.comm, best->comm, sizeof(g->exemplar.comm));
+		g->exemplar.comm[sizeof(g->exemplar.comm) - 1] = '\0';
+	}
+	for (int i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &stale[i]);
+	free(stale);
+	return err;
 }
 
 /* Grouping component i of a BPF group key as the measurement keys it.
@@ -286,6 +346,8 @@ int pair_read(struct session *s, struct measurement *m)
 		if (!err && p->cfg.explain)
 			err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups), m,
 					   explain_group_of, p);
+		if (!err && p->cfg.exemplar_ns)
+			err = exemplars_read(p, m);
 		return err;
 	}
 	if (p->drain) {
@@ -317,5 +379,7 @@ int pair_read(struct session *s, struct measurement *m)
 	if (!err && p->cfg.explain)
 		err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups), m,
 				   explain_group_of, p);
+	if (!err && p->cfg.exemplar_ns)
+		err = exemplars_read(p, m);
 	return err;
 }

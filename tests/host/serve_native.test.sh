@@ -211,3 +211,71 @@ test_serve_otlp_retry() {
 	[ "${d1:-0}" -ge $((d0 + 3)) ] || { fail "no receiver: dropped $d0 -> $d1"; return; }
 	pass "503 503 400 then 200: $failed failed, $dropped dropped, $sent sent; no receiver: dropped $d0 -> $d1; bad URLs refused"
 }
+
+# exemplar_run PROMETHEUS FLAGS: kdist serve of nanosleeps by comm, scraped
+# by that Prometheus with exemplar storage; 20 sleeps of 2 ms, then one of
+# 60 ms in a process of its own.  The truth: that process' pid, and at
+# least 60 ms (the kernel sleeps no less).  Prints the exemplar Prometheus
+# stored for the 60 ms sleep's window, as "pid comm value", or why none:
+# on the classic buckets' series (OpenMetrics) or the native histogram's.
+exemplar_run() {
+	local promb=$1 comm=kdex$$ slow t0 out
+	shift
+	cp "$WL/sleeper" "$TMP/$comm"
+	serve_start --measure "name=ns: pair syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep --comm $comm --by comm" ||
+		{ echo "start"; return 1; }
+	mkdir -p "$TMP/promx"
+	rm -rf "${TMP:?}/promx/"*
+	cat >"$TMP/promx.yml" <<-EOY
+	global: { scrape_interval: 1s, scrape_timeout: 1s }
+	scrape_configs:
+	  - job_name: kdist
+	    static_configs: [ { targets: ['127.0.0.1:$SERVE_PORT'] } ]
+	EOY
+	"$promb" --config.file="$TMP/promx.yml" --storage.tsdb.path="$TMP/promx" "$@" \
+		--web.listen-address=127.0.0.1:$PROM_PORT --log.level=warn >"$TMP/promx.log" 2>&1 &
+	local prom=$!
+	t0=$(date +%s.%N)
+	if ! wait_scrape "$t0"; then
+		echo "Prometheus never scraped kdist: $(tail -3 "$TMP/promx.log")"
+		kill $prom; wait $prom; serve_stop; return 1
+	fi
+	"$TMP/$comm" 20 2
+	"$TMP/$comm" 1 60 &
+	slow=$!
+	wait $slow
+	out=none
+	for _ in $(seq 100); do
+		out=$(curl -s --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query_exemplars" \
+			--data-urlencode "query={__name__=~\"kdist_ns_seconds(_bucket)?\",comm=\"$comm\"}" \
+			--data-urlencode "start=$t0" --data-urlencode "end=$(date +%s.%N)" |
+			python3 -c '
+import json, sys
+slow = sys.argv[1]
+d = json.load(sys.stdin)
+ex = [e for s in d.get("data", []) for e in s["exemplars"] if e["labels"].get("pid") == slow]
+print(" ".join([ex[0]["labels"]["pid"], ex[0]["labels"]["comm"], ex[0]["value"]]) if ex else "none")' "$slow")
+		[ "$out" != none ] && break
+		sleep 0.2
+	done
+	kill $prom
+	wait $prom
+	serve_stop || { echo "stop"; return 1; }
+	echo "$out"
+	[ "$out" != none ] && awk -v v="${out##* }" 'BEGIN { exit !(v >= 0.06 && v < 1) }' &&
+		[ "$(cut -d' ' -f1-2 <<<"$out")" = "$slow $comm" ]
+}
+
+# OpenMetrics (Debian 12's Prometheus asks for it) and protobuf (2.53 with
+# native histograms asks for it): the 60 ms sleep is its series' exemplar,
+# stored by Prometheus with the sleeping process' pid
+test_serve_exemplars_stored() {
+	local om pb
+	command -v prometheus >/dev/null || { skip "no prometheus (scripts/deps.sh installs it)"; return; }
+	om=$(exemplar_run prometheus --enable-feature=exemplar-storage) ||
+		{ fail "OpenMetrics: $om"; return; }
+	native_skip && { pass "OpenMetrics: pid comm value $om (protobuf not tried: no Prometheus 2.53)"; return; }
+	pb=$(exemplar_run "$NATIVE_PROM" --enable-feature=exemplar-storage,native-histograms) ||
+		{ fail "protobuf: $pb"; return; }
+	pass "the 60 ms sleep's exemplar (pid comm seconds): OpenMetrics $om, protobuf $pb"
+}

@@ -61,6 +61,19 @@ static void test_latency(void)
 	      strstr(out, "# TYPE kdist_lost_events counter\n") &&
 	      strstr(out, "# UNIT kdist_t_seconds seconds\n"), "%s", out);
 	free(out);
+	/* the exemplar: on the first bucket that holds 5 ms, in OpenMetrics
+	 * alone, its comm escaped as any label value */
+	m.groups[0].exemplar = (struct m_exemplar){ .value = 5000000, .unix_s = 1700000000.25,
+						    .pid = 42, .tid = 43, .comm = "a\"b" };
+	out = render(&m, &log2, true);
+	check("OpenMetrics: the exemplar on the bucket that holds it",
+	      strstr(out, ",le=\"0.008388607\"} 6 # {comm=\"a\\\"b\",pid=\"42\",tid=\"43\"} "
+			  "0.005 1700000000.250\n") &&
+	      !strstr(out, ",le=\"0.004194303\"} 5 #"), "%s", out);
+	free(out);
+	out = render(&m, &log2, false);
+	check("text format 0.0.4: no exemplar", !strstr(out, " # {"), "%s", out);
+	free(out);
 	/* 0.000001: inside the fine bucket [960, 1023] of 1000 ns; its
 	 * midpoint 991.5 ns is below, so the three 1000s and 1023 count */
 	check("--buckets parsed", !prom_buckets_parse("0.000001,0.004", &mine, "--buckets") &&

@@ -218,7 +218,8 @@ test_vm_pair_kprobe() {
 # namespace): kdist says so in one line before loading anything; with
 # --btf FILE, a copy of the same kernel's BTF, it counts what it counts
 # with the kernel's own: 20 nanosleeps of the sleeper, READS pipe_read
-# calls of dd.
+# calls of dd, the syscalls of syserr, the sleeper's off-CPU time, the
+# switches away from it by a path (each program family once).
 nobtf() { unshare -m sh -c 'mount -t tmpfs nobtf /sys/kernel/btf && exec "$@"' sh "$@"; }
 test_vm_btf_file() {
 	local btf=$TMP/vmlinux.btf n c rc
@@ -238,8 +239,24 @@ test_vm_btf_file() {
 		{ fail "func --btf: $(tail -3 "$TMP/btf2.err")"; return; }
 	c=$(json "$TMP/btf2.json" "[g['count'] for g in d['groups'] if g['by'] == {'function': 'pipe_read', 'comm': 'dd'}][0]")
 	exact "$c" $READS "$TMP/btf2.json" || { fail "func --btf: $c pipe_read calls, expected $READS"; return; }
+	# the other program families: a recipe (syscalls' raw tracepoints and
+	# its arrays), offcpu's stacks on sched_switch, a path through a raw
+	# tracepoint's argument
+	local ok bad off sw
+	nobtf "$KDIST" syscalls --btf "$btf" -o json -- "$WL/syserr" 100 7 >"$TMP/btf3.json" 2>"$TMP/btf3.err" ||
+		{ fail "syscalls --btf: $(tail -3 "$TMP/btf3.err")"; return; }
+	read -r ok bad <<<"$(json "$TMP/btf3.json" "' '.join(str(sum(g['count'] for g in d['groups'] if g['by'] == {'syscall': s, 'error': e})) for s, e in (('getppid', 'ok'), ('close', 'EBADF')))")"
+	[ "$ok $bad" = "100 7" ] || { fail "syscalls --btf: getppid ok $ok (100), close EBADF $bad (7)"; return; }
+	nobtf "$KDIST" offcpu --btf "$btf" -o folded -c "$WL/sleeper 20 5" >"$TMP/btf4.folded" 2>"$TMP/btf4.err" ||
+		{ fail "offcpu --btf: $(tail -3 "$TMP/btf4.err")"; return; }
+	off=$(folded_sum "$TMP/btf4.folded" '^sleeper;.*nanosleep')
+	[ "$off" -ge 100000000 ] || { fail "offcpu --btf: $off ns under nanosleep, expected >= 20 x 5 ms"; return; }
+	nobtf "$KDIST" count --btf "$btf" sched:sched_switch --by 'prev->comm' -o json -c "$WL/sleeper 20 2" \
+		>"$TMP/btf5.json" 2>"$TMP/btf5.err" || { fail "count --by prev->comm --btf: $(tail -3 "$TMP/btf5.err")"; return; }
+	sw=$(json "$TMP/btf5.json" "sum(g['count'] for g in d['groups'] if g['by']['prev->comm'] == 'sleeper')")
+	[ "$sw" -ge 20 ] || { fail "count --btf: $sw switches away from sleeper for 20 sleeps"; return; }
 	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
-	pass "BTF hidden: $(cat "$TMP/nobtf.err"); with --btf: 20 nanosleeps, $c pipe_read of dd"
+	pass "BTF hidden: $(cat "$TMP/nobtf.err"); with --btf: pair 20 nanosleeps, func $c pipe_read of dd, syscalls getppid $ok and close EBADF $bad, offcpu $off ns under nanosleep, $sw switches by prev->comm"
 }
 
 # Kernel variables (Debian's kernels list them in /proc/kallsyms), against

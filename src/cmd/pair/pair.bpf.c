@@ -559,9 +559,12 @@ static __always_inline int start_matched(void *ctx, int src, struct task_struct 
 	return 0;
 }
 
+/* The key of the one group of a measurement without --by. */
+static const struct group_key no_group;
+
 /* The pair is its group's exemplar if it is the slowest of this window
  * so far (the END's task and time). */
-static __noinline void exemplar_note(struct group_key *g, __u64 delta)
+static __noinline void exemplar_note(const struct group_key *g, __u64 delta)
 {
 	static const struct pair_exemplar none;
 	__u64 now = bpf_ktime_get_ns(), epoch = now / cfg.exemplar_ns;
@@ -583,7 +586,7 @@ static __always_inline void record(struct group_key *g, __u64 delta)
 	bool full = true;
 
 	if (cfg.exemplar_ns)
-		exemplar_note(g, delta);
+		exemplar_note(g ? g : &no_group, delta);
 	if (!cfg.nby && !cfg.end_by_on) {
 		h = bpf_map_lookup_elem(&hist_one, &zero);
 	} else {

@@ -2,6 +2,7 @@
 /* Paths through the kernel's types, resolved against its BTF (btfpath.h). */
 #include "kernel/btfpath.h"
 #include "syms/ksyms.h"
+#include "kernel/engine.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -17,15 +18,17 @@
 
 static struct btf *vmlinux;
 
+/* The kernel's types where the programs' CO-RE takes them: --btf's file,
+ * a file found for a kernel without BTF, or /sys/kernel/btf/vmlinux. */
 static struct btf *kernel_btf(void)
 {
+	const char *path = engine_open_opts()->btf_custom_path;
+
 	if (!vmlinux) {
-		vmlinux = btf__load_vmlinux_btf();
-		if (!vmlinux) {
-			vmlinux = NULL;
-			kd_err("failed to read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
-			       strerror(errno));
-		}
+		vmlinux = path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+		if (!vmlinux)
+			kd_err("failed to read the kernel's BTF (%s): %s",
+			       path ? path : "/sys/kernel/btf/vmlinux", strerror(errno));
 	}
 	return vmlinux;
 }

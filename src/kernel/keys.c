@@ -41,8 +41,8 @@ static const char *rwbs_op(const char *s)
 	}
 }
 
-/* A request's operation (cmd_flags & REQ_OP_MASK, enum req_op of the
- * kernel's BTF) by the names rwbs_op gives the same request's rwbs. */
+/* A request's operation (cmd_flags & REQ_OP_MASK, enum req_op or req_opf
+ * of the kernel's BTF) by the names rwbs_op gives the same request's rwbs. */
 static const char *reqop_name(uint64_t flags)
 {
 	static const struct { const char *op, *name; } ops[] = {
@@ -50,7 +50,9 @@ static const char *reqop_name(uint64_t flags)
 		{ "REQ_OP_WRITE_ZEROES", "write" }, { "REQ_OP_DISCARD", "discard" },
 		{ "REQ_OP_SECURE_ERASE", "discard" }, { "REQ_OP_FLUSH", "flush" },
 	};
-	const char *op = btfpath_enum_value_name("req_op", flags & 0xff);
+	/* enum req_op since Linux 6.0, enum req_opf before */
+	const char *op = btfpath_enum_value_name("req_op", flags & 0xff) ?:
+			 btfpath_enum_value_name("req_opf", flags & 0xff);
 
 	for (size_t i = 0; op && i < ARRAY_SIZE(ops); i++)
 		if (!strcmp(op, ops[i].op))

@@ -137,12 +137,16 @@ test_vm_func_slower_than_stack() {
 	local f=$TMP/slow.json msg
 	"$KDIST" func pipe_read --slower-than 200ms --stack -o json -- sh -c '(sleep 3; echo x) | cat >/dev/null' \
 		>"$f" 2>"$TMP/slow.err" || { fail "kdist func: $(cat "$TMP/slow.err")"; return; }
+	# cat's first read waits for the sleep (3 s less cat's own start); its
+	# read of the end waits for the subshell's exit, which an emulated VM
+	# can take past 200 ms: one or two slow reads, no more
 	msg=$(json "$f" "
-(lambda ev: 'ok' if len(ev) == 1 and ev[0]['comm'] == 'cat' and ev[0]['latency_ns'] > 200000000
- and ev[0]['function'] == 'pipe_read' and {'vfs_read', 'ksys_read'} & set(ev[0]['kstack'])
+(lambda ev: 'ok' if 1 <= len(ev) <= 2 and max(e['latency_ns'] for e in ev) > 1000000000
+ and all(e['comm'] == 'cat' and e['latency_ns'] > 200000000 and e['function'] == 'pipe_read'
+         and {'vfs_read', 'ksys_read'} & set(e['kstack']) for e in ev)
  else str(ev))([x for x in docs if x.get('event') == 'slow'])")
 	[ "$msg" = ok ] || { fail "$msg"; return; }
-	pass "one pipe_read of cat > 200 ms, kernel stack $(json "$f" "','.join(docs[0]['kstack'][:3])")"
+	pass "cat's pipe_read of the sleep > 1 s, kernel stack $(json "$f" "','.join(docs[0]['kstack'][:3])")"
 }
 
 # A glob of 1000+ functions attaches within a bound, and leaves nothing.
@@ -264,12 +268,21 @@ test_vm_btf_file() {
 # number (struct rq's cpu), so at every switch runqueues.cpu is the CPU
 # the event ran on and runqueues@1.cpu is 1; init_task is "swapper/0"
 # (typed by a cast where the kernel's BTF has no type for it); the
-# variable jiffies read at its address equals bpf_jiffies64() at the same
-# event, or is one tick behind it.
+# variable jiffies, read at its address just after bpf_jiffies64() at the
+# same event, equals it or is one tick ahead.
 test_vm_globals() {
 	# runqueues is typed by BTF where pahole wrote per-CPU variables
 	# (Debian 12's kernels), by a cast where BTF has no variables (5.10)
-	local rq=runqueues spec out
+	local rq=runqueues spec out config
+	config=$(echo "$KDIST_VM_KERNEL_ROOT"/boot/config-*)
+	if [ -r "$config" ] && ! grep -q '^CONFIG_KALLSYMS_ALL=y' "$config"; then
+		# Debian's arm64 6.1: refused in one line that names what is missing
+		"$KDIST" count sched:sched_switch --by runqueues.cpu -d 0.1 >/dev/null 2>"$TMP/glob.err"
+		[ $? = 2 ] && grep -q "CONFIG_KALLSYMS_ALL" "$TMP/glob.err" ||
+			{ fail "no CONFIG_KALLSYMS_ALL, yet: $(cat "$TMP/glob.err")"; return; }
+		skip "no CONFIG_KALLSYMS_ALL: kernel variables have no address (refused: $(cat "$TMP/glob.err"))"
+		return
+	fi
 	"$KDIST" count sched:sched_switch --by runqueues.cpu -d 0.1 >/dev/null 2>"$TMP/glob.err" ||
 		{ grep -q "has no type in the kernel's BTF" "$TMP/glob.err" && rq='(struct rq)runqueues'; } ||
 		{ fail "runqueues.cpu: $(cat "$TMP/glob.err")"; return; }
@@ -282,7 +295,7 @@ test_vm_globals() {
 	"$KDIST" count sched:sched_switch --by 'jiffies,(unsigned long)jiffies' -d 1 -o json \
 		>"$TMP/jif.json" 2>"$TMP/jif.err" || { fail "jiffies: $(tail -3 "$TMP/jif.err")"; return; }
 	local bad
-	bad=$(json "$TMP/jif.json" "[g['by'] for g in d['groups'] if not 0 <= int(g['by']['jiffies']) - int(g['by']['(unsigned long)jiffies']) <= 1]")
+	bad=$(json "$TMP/jif.json" "[g['by'] for g in d['groups'] if not 0 <= int(g['by']['(unsigned long)jiffies']) - int(g['by']['jiffies']) <= 1]")
 	[ "$bad" = "[]" ] || { fail "jiffies: the variable and bpf_jiffies64() apart: $bad"; return; }
 	"$KDIST" count sched:sched_switch --by "$rq.no_such" -d 1 >/dev/null 2>"$TMP/nom.err"
 	[ $? = 2 ] && grep -q "struct rq has no member 'no_such'" "$TMP/nom.err" ||

@@ -504,20 +504,6 @@ static __u32 type_by_name(const struct btf *b, const char *name)
 	return id > 0 ? id : 0;
 }
 
-/* Whether the variable at addr is a per-CPU one: in the kernel's per-CPU
- * section, as /proc/kallsyms places it (Debian 11's BTF has no variables
- * at all, so BTF cannot say).  0 with *percpu set, or -errno. */
-static int is_percpu(uint64_t addr, bool *percpu)
-{
-	uint64_t start, end;
-	int err = ksyms_data_addr("/proc/kallsyms", "__per_cpu_start", &start);
-
-	if (!err)
-		err = ksyms_data_addr("/proc/kallsyms", "__per_cpu_end", &end);
-	*percpu = !err && addr >= start && addr < end;
-	return err;
-}
-
 static int kallsyms_bad(const char *what, const char *expr, const char *name, int err)
 {
 	char msg[256];
@@ -538,8 +524,9 @@ int btfpath_global(const char *what, const char *expr, struct kpath *p, struct k
 	const char *s = expr, *close;
 	char name[64], tname[96], msg[256];
 	const struct btf *b;
-	uint64_t addr, pcpu;
-	bool whole, percpu = false;
+	const char *syms[4] = { NULL, "__per_cpu_start", "__per_cpu_end", "__per_cpu_offset" };
+	uint64_t addr, a[4];
+	bool whole, percpu, got[4];
 	__u32 id = 0;
 	int n, vid, err, cpu = -1;
 
@@ -576,13 +563,18 @@ int btfpath_global(const char *what, const char *expr, struct kpath *p, struct k
 	vid = btf__find_by_name_kind(b, name, BTF_KIND_VAR);
 	if (vid > 0 && !id)
 		id = btf__type_by_id(b, vid)->type;
-	err = ksyms_data_addr("/proc/kallsyms", name, &addr);
-	if ((err == -ENOENT || err == -ENODATA) && vid <= 0 && !id)
+	/* one pass over /proc/kallsyms: the variable, and where the kernel's
+	 * per-CPU section lies (Debian 11's BTF has no variables at all, so BTF
+	 * cannot say which are per-CPU) and the offsets of its copies */
+	syms[0] = name;
+	err = ksyms_data_addrs("/proc/kallsyms", syms, a, got, 4);
+	if ((err == -ENODATA || (err == -ENOENT && !got[0])) && vid <= 0 && !id)
 		return 1;		/* not known as a kernel variable: the caller says so */
-	if (!err)
-		err = is_percpu(addr, &percpu);
 	if (err)
-		return kallsyms_bad(what, expr, name, err);
+		return kallsyms_bad(what, expr, !got[0] ? name : !got[3] ? "__per_cpu_offset" :
+				    !got[2] ? "__per_cpu_end" : "__per_cpu_start", err);
+	addr = a[0];
+	percpu = addr >= a[1] && addr < a[2];
 	if (!id) {
 		snprintf(msg, sizeof(msg), "'%s' has no type in the kernel's BTF (which types only "
 			 "per-CPU variables, as pahole writes it by default): give it in front, "
@@ -596,11 +588,8 @@ int btfpath_global(const char *what, const char *expr, struct kpath *p, struct k
 	p->addr = addr;
 	p->base = KPATH_GLOBAL;
 	if (percpu) {
-		err = ksyms_data_addr("/proc/kallsyms", "__per_cpu_offset", &pcpu);
-		if (err)
-			return kallsyms_bad(what, expr, "__per_cpu_offset", err);
 		p->base = KPATH_PERCPU;
-		p->pcpu = pcpu;
+		p->pcpu = a[3];
 		p->cpu = cpu;
 	}
 	return walk(b, id, true, s, p, t, &whole, what, expr);

@@ -248,34 +248,58 @@ const struct ksym *ksyms_find_name(const struct ksyms *ks, const char *name)
 	return NULL;
 }
 
-int ksyms_data_addr(const char *path, const char *name, uint64_t *addr)
+int ksyms_data_addrs(const char *path, const char *const *names, uint64_t *addrs, bool *got,
+		     int n)
 {
 	char line[512], type, sym[256];
 	unsigned long long a;
-	bool any = false, found = false, shown = false;
+	bool any = false, shown = false;
+	int left = n, err = 0;
+	uint64_t found = 0;	/* a bit per name */
 	FILE *f = fopen(path, "re");
 
+	for (int i = 0; i < n; i++) {
+		addrs[i] = 0;
+		if (got)
+			got[i] = false;
+	}
 	if (!f)
 		return -errno;
-	/* until found and some address is seen not to be hidden (0 is a true
-	 * address too: x86-64's per-CPU section starts there) */
-	while (!(found && shown) && fgets(line, sizeof(line), f)) {
-		int n = 0;
 
-		if (sscanf(line, "%llx %c %255s%n", &a, &type, sym, &n) != 3)
+	/* until all are found and some address is seen not to be hidden (0
+	 * is a true address too: x86-64's per-CPU section starts there) */
+	while (!(!left && shown) && fgets(line, sizeof(line), f)) {
+		int pos = 0;
+
+		if (sscanf(line, "%llx %c %255s%n", &a, &type, sym, &pos) != 3)
 			continue;
 		shown |= a != 0;
 		/* local variables are listed only with CONFIG_KALLSYMS_ALL */
 		if (type == 'd' || type == 'b')
 			any = true;
 		/* vmlinux's own: a module's symbol is followed by [module] */
-		if (found || strcmp(sym, name) || strchr("tTwW", type) || strchr(line + n, '['))
+		if (!left || strchr("tTwW", type) || strchr(line + pos, '['))
 			continue;
-		*addr = a;
-		found = true;
+		for (int i = 0; i < n && i < 64; i++)
+			if (!(found & (1ULL << i)) && !strcmp(sym, names[i])) {
+				addrs[i] = a;
+				found |= 1ULL << i;
+				if (got)
+					got[i] = true;
+				left--;
+			}
 	}
 	fclose(f);
-	if (found)
-		return shown ? 0 : -EPERM;
-	return any ? -ENOENT : -ENODATA;
+	if (!found)
+		err = any ? -ENOENT : -ENODATA;
+	else if (!shown)
+		err = -EPERM;
+	else if (left)
+		err = -ENOENT;
+	return err;
+}
+
+int ksyms_data_addr(const char *path, const char *name, uint64_t *addr)
+{
+	return ksyms_data_addrs(path, &name, addr, NULL, 1);
 }

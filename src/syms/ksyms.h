@@ -3,6 +3,7 @@
 #ifndef KDIST_KSYMS_H
 #define KDIST_KSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,5 +44,10 @@ const struct ksym *ksyms_find_name(const struct ksyms *ks, const char *name);
  * it lists no data symbols at all (CONFIG_KALLSYMS_ALL is off), -EPERM
  * when addresses are hidden (kptr_restrict). */
 int ksyms_data_addr(const char *path, const char *name, uint64_t *addr);
+/* The same for the n names (at most 64) at once, in one pass over the
+ * file: 0 when all are found; -ENOENT when some are not (got[i], unless
+ * got is NULL, says which were), -ENODATA, -EPERM as above. */
+int ksyms_data_addrs(const char *path, const char *const *names, uint64_t *addrs, bool *got,
+		     int n);
 
 #endif

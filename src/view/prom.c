@@ -98,7 +98,7 @@ enum {
 	H_COUNT = 1, H_SUM = 2, H_BUCKET = 3, H_SCHEMA = 5, H_ZERO_THRESHOLD = 6,
 	H_ZERO_COUNT = 7, H_POS_SPAN = 12, H_POS_DELTA = 13, H_EXEMPLARS = 16,	/* Histogram */
 	B_CUMULATIVE = 1, B_UPPER = 2, B_EXEMPLAR = 3,				/* Bucket */
-	EX_LABEL = 1, EX_VALUE = 2, EX_TIMESTAMP = 3,				/* Exemplar */
+	EX_VALUE = 2, EX_TIMESTAMP = 3,		/* Exemplar (its label: field 1, as MT_LABEL) */
 	TS_SECONDS = 1, TS_NANOS = 2,				/* google.protobuf.Timestamp */
 	SPAN_OFFSET = 1, SPAN_LENGTH = 2,					/* BucketSpan */
 };
@@ -367,12 +367,7 @@ static void pb_exemplar(struct pb *pb, int field, const struct m_exemplar *x, bo
 	int nl = exemplar_labels(x, l, pid);
 
 	pb_begin(pb, field);
-	for (int i = 0; i < nl; i++) {
-		pb_begin(pb, EX_LABEL);
-		pb_string(pb, LP_NAME, l[i].name);
-		pb_string(pb, LP_VALUE, l[i].value);
-		pb_end(pb);
-	}
+	pb_labels(pb, l, nl);	/* Exemplar's label is field 1, as Metric's */
 	pb_double(pb, EX_VALUE, latency ? x->value / 1e9 : (double)x->value);
 	pb_begin(pb, EX_TIMESTAMP);
 	pb_varint(pb, TS_SECONDS, (uint64_t)x->unix_s);

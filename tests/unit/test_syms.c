@@ -367,6 +367,16 @@ static void test_kallsyms_data(const char *tmpdir)
 	      ksyms_data_addr(path, "mod_var", &a) == -ENOENT, "found");
 	check("kallsyms data: a function is no variable",
 	      ksyms_data_addr(path, "text_only", &a) == -ENOENT, "found");
+	{
+		const char *names[3] = { "jiffies", "__per_cpu_start", "no_such" };
+		uint64_t as[3];
+		bool got[3];
+
+		err = ksyms_data_addrs(path, names, as, got, 3);
+		check("kallsyms data: several names in one pass, the missing one said",
+		      err == -ENOENT && got[0] && got[1] && !got[2] &&
+		      as[0] == 0xffffffff82b00000ull && as[1] == 0, "err %d", err);
+	}
 	write_file(path, "0000000000000000 D jiffies\n0000000000000000 d x\n");
 	check("kallsyms data: hidden addresses", ksyms_data_addr(path, "jiffies", &a) == -EPERM,
 	      "not EPERM");

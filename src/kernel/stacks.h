@@ -90,6 +90,7 @@ enum stack_drop {
 	SDROP_MAP_FULL,		/* stack map full */
 	SDROP_GROUP_FULL,	/* group table full */
 	SDROP_STORAGE,		/* per-thread slot could not be created */
+	SDROP_SWITCH_IN_UNSEEN,	/* a block's end taken from the thread's CPU time */
 	NR_SDROPS,
 };
 

@@ -19,6 +19,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct offcpu_slot {
 	__u64 ts;		/* switch-out time, 0 when on CPU or not traced */
+	__u64 ran;		/* the thread's CPU time at that switch-out */
 	struct stack_key key;
 };
 
@@ -108,12 +109,26 @@ static __always_inline int on_switch(void *ctx, bool preempt, struct task_struct
 	__u64 now = bpf_ktime_get_ns(), delta;
 	struct offcpu_slot *s;
 
-	/* prev is current: it leaves the CPU */
+	/* prev is current: it leaves the CPU.  If its slot is still open,
+	 * the switch that brought it back was not reported (some kernels do
+	 * not report a switch away from a CPU's idle task): it came back when
+	 * it started the CPU time it has run since, exact at a switch-out. */
+	s = slot_of(prev, false);
+	if (s && s->ts) {
+		__u64 ran = BPF_CORE_READ(prev, se.sum_exec_runtime) - s->ran;
+
+		drop(SDROP_SWITCH_IN_UNSEEN);
+		delta = now - s->ts > ran ? now - s->ts - ran : 0;
+		s->ts = 0;
+		if (delta >= cfg.min_ns && (!cfg.max_ns || delta <= cfg.max_ns))
+			record(s, delta);
+	}
 	if ((__u32)bpf_get_current_pid_tgid() && !filtered_out() &&
 	    (cfg.state_mask == ST_ANY || ((preempt ? ST_R : state_bit(prev)) & cfg.state_mask))) {
 		s = slot_of(prev, true);
 		if (s) {
 			s->ts = now;
+			s->ran = BPF_CORE_READ(prev, se.sum_exec_runtime);
 			who_current(ctx, &s->key.who, 0);
 			if (cfg.fields & SF_WAKER_MASK) {
 				/* no waker until sched_waking says (preemption has none) */

@@ -25,6 +25,7 @@ static const char *const drop_names[NR_SDROPS] = {
 	[SDROP_MAP_FULL] = "stack_map_full",
 	[SDROP_GROUP_FULL] = "group_table_full",
 	[SDROP_STORAGE] = "storage_failed",
+	[SDROP_SWITCH_IN_UNSEEN] = "switch_in_unseen",
 };
 
 int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *dflt,

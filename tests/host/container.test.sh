@@ -44,8 +44,15 @@ ct_cleanup() {
 # ct_run REL N: N getppid calls by a process that first moves itself into
 # the cgroup REL (below the test root, made if missing), then execs.
 ct_run() {
-	mkdir -p "$CT_ROOT/$1"
-	(echo $BASHPID >"$CT_ROOT/$1/cgroup.procs" && exec "$WL/getppid_loop" "$2" >/dev/null)
+	ct_exec "$1" "$WL/getppid_loop" "$2"
+}
+
+# ct_exec REL CMD...: CMD run in the cgroup REL (made if missing).
+ct_exec() {
+	local rel=$1
+	shift
+	mkdir -p "$CT_ROOT/$rel"
+	(echo $BASHPID >"$CT_ROOT/$rel/cgroup.procs" && exec "$@" >/dev/null)
 }
 
 # ct_pod_dir NS NAME UID: the kubelet's log directory of a pod.  Made in
@@ -344,4 +351,28 @@ print(len(ids & held))' $pid)
 	grep -q "measurement 'r5' attached" "$err" || { fail "reload: $(cat "$err")"; return; }
 	[ "$n" = 1 ] || { fail "$n cgroup set maps held after 5 reloads, expected 1"; return; }
 	pass "5 reloads: 1 cgroup set map held"
+}
+
+# func --by container,unit: calltree's middle() (2 calls per iteration) in
+# two containers' cgroups, 3 and 2 iterations, and once outside --cgroup.
+test_container_func_by_container() {
+	local out=$TMP/ctf.json err=$TMP/ctf.err pid msg="" got
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	"$KDIST" func "u:$WL/calltree:middle" --by container,unit --cgroup "$CT_REL" -o json \
+		>"$out" 2>"$err" &
+	pid=$!
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	ct_exec "system.slice/docker-$CT_ID1.scope" "$WL/calltree" 3
+	ct_exec "kubepods/burstable/pod$CT_UID3/$CT_ID5" "$WL/calltree" 2
+	"$WL/calltree" 1 >/dev/null
+	kill -INT $pid
+	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+	ct_cleanup
+	got=$(ct_count "$out" "calltree:middle|$CT_ID1|docker-$CT_ID1.scope")
+	exact "$got" 6 "$out" || msg+="docker container: $got calls, expected 6; "
+	got=$(ct_count "$out" "calltree:middle|$CT_ID5|-")
+	exact "$got" 4 "$out" || msg+="pod container: $got calls, expected 4; "
+	[ "$(ct_groups "$out" | wc -l)" = 2 ] || msg+="groups: $(ct_groups "$out" | tr '\n' ';'); "
+	[ -z "$msg" ] || { fail "$msg"; return; }
+	pass "func --by container,unit: middle() 6 calls in the docker container, 4 in the pod's, none else"
 }

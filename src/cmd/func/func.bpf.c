@@ -143,6 +143,8 @@ static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested
 			k.tid = (__u32)pt;
 		if (cfg.by_comm)
 			bpf_get_current_comm(k.comm, sizeof(k.comm));
+		if (cfg.by_cgroup)
+			k.cgroup = bpf_get_current_cgroup_id();
 		v = group_value(&group_vals, &k, &zero_val, &full);
 		if (!v) {
 			if (full)

@@ -6,6 +6,8 @@
  */
 #include "cmd/func/func_int.h"
 #include "func.skel.h"
+#include "kernel/container.h"
+#include "kernel/keys.h"
 #include "kernel/spec.h"
 #include "kernel/stacks.h"
 #include "lib/util.h"
@@ -33,9 +35,19 @@ static int configure(struct func *fp, struct options *o)
 			c->by_tid = 1;
 		else if (!strcmp(names[i], "comm"))
 			c->by_comm = 1;
+		else if (!strcmp(names[i], "cgroup") || cg_field_of(names[i]) >= 0)
+			c->by_cgroup = 1;
 		else {
-			kd_err("bad --by '%s': func groups by pid, tid or comm", names[i]);
+			kd_err("bad --by '%s': func groups by pid, tid, comm, cgroup, container, "
+			       "pod, namespace or unit", names[i]);
 			return -EINVAL;
+		}
+		/* the cgroup id, named by the :container... formatters */
+		if (cg_field_of(names[i]) >= 0) {
+			m->by_fmt[m->nby] = FMT_CONTAINER + cg_field_of(names[i]);
+			n = key_prepare(m->by_fmt[m->nby]) ? -ENOENT : n;
+			if (n < 0)
+				return n;
 		}
 		snprintf(m->by[m->nby++], sizeof(m->by[0]), "%s", names[i]);
 	}

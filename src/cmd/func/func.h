@@ -34,7 +34,7 @@ struct func_cfg {
 	unsigned int pages;		/* pool pages per CPU (func_pages has one more) */
 	unsigned char task_storage;	/* shadow stack in task storage, else a tid hash */
 	unsigned char grouped;		/* --by: a hash keyed by func_key */
-	unsigned char by_pid, by_tid, by_comm;
+	unsigned char by_pid, by_tid, by_comm, by_cgroup;
 	struct task_filter filter;
 	unsigned long long slow_ns;	/* --slower-than: calls over it go to slow_calls */
 	unsigned char slow_stack;	/* --stack: their stacks, taken at the return */
@@ -69,6 +69,7 @@ struct func_key {
 	unsigned int pid;
 	unsigned int tid;
 	unsigned int pad;
+	unsigned long long cgroup;	/* the thread's cgroup v2 id */
 	char comm[FUNC_STR_LEN];
 };
 

@@ -2,6 +2,7 @@
 /* kdist func: the BPF maps and bucket pages read into the measurement. */
 #include "cmd/func/func_int.h"
 #include "func.skel.h"
+#include "kernel/keys.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -92,8 +93,10 @@ static int add_group(struct func *fp, struct measurement *m, const struct func_k
 
 		if (!strcmp(by, "comm"))
 			key[j] = mv_text(m_intern(k->comm, FUNC_STR_LEN));
-		else
+		else if (!strcmp(by, "pid") || !strcmp(by, "tid"))
 			key[j] = mv_num(!strcmp(by, "pid") ? k->pid : k->tid);
+		else	/* the cgroup, or its container, pod... */
+			key[j] = key_normalize(mv_num(k->cgroup), fp->header.by_fmt[j]);
 		if (key[j].type == MV_TEXT && !key[j].text)
 			return -ENOMEM;
 	}

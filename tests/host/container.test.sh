@@ -376,3 +376,30 @@ test_container_func_by_container() {
 	[ -z "$msg" ] || { fail "$msg"; return; }
 	pass "func --by container,unit: middle() 6 calls in the docker container, 4 in the pod's, none else"
 }
+
+# trace --fields container,unit,cgroup over two containers' getppid calls,
+# 3 and 2, and --if selecting the first: 3 lines, each naming it.
+test_container_trace_fields() {
+	local out=$TMP/ctt.json err=$TMP/ctt.err pid msg="" rel="system.slice/docker-$CT_ID1.scope"
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	"$KDIST" trace syscalls:sys_exit_getppid --fields ret,container,unit,cgroup \
+		--if "container == '${CT_ID1:0:8}*'" -o json >"$out" 2>"$err" &
+	pid=$!
+	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	ct_run "$rel" 3
+	ct_run "docker/$CT_ID2" 2
+	kill -INT $pid
+	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+	msg=$(python3 - "$out" "$CT_ID1" "$rel" "$(stat -c %i "$CT_ROOT/$rel")" <<-'PY'
+	import json, sys
+	ev = [json.loads(l) for l in open(sys.argv[1]) if '"event"' in l]
+	want = {"container": sys.argv[2], "unit": sys.argv[3].split("/")[-1], "cgroup": int(sys.argv[4])}
+	bad = [e for e in ev if any(e["fields"].get(k) != v for k, v in want.items())]
+	if len(ev) != 3 or bad:
+	    print("%d events, expected 3; not naming the container: %s" % (len(ev), bad[:1]))
+	PY
+	)
+	ct_cleanup
+	[ -z "$msg" ] || { fail "$msg: $(head -c 600 "$out")"; return; }
+	pass "trace --fields container,unit,cgroup --if container: the 3 calls of the one container, each named"
+}

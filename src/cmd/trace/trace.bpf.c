@@ -173,6 +173,7 @@ static __always_inline void emit(void *ctx, struct tr_enter *ent)
 	e->ts = bpf_ktime_get_ns();
 	e->id = bpf_get_current_pid_tgid();
 	e->cpu = bpf_get_smp_processor_id();
+	e->cgroup = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	bpf_probe_read_kernel(e->ev.rec, cfg.ev.size < TRACE_REC_MAX ? cfg.ev.size : TRACE_REC_MAX,
 			      ctx);

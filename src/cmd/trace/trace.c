@@ -10,6 +10,8 @@
  */
 #include "cmd/trace/trace.h"
 #include "kernel/cond.h"
+#include "kernel/container.h"
+#include "kernel/keys.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
 #include "view/evline.h"
@@ -28,10 +30,11 @@
 
 #define TRACE_MAX_FIELDS 32
 
-enum shown { SHOW_NUM, SHOW_CHARS, SHOW_STR };
+enum shown { SHOW_NUM, SHOW_CHARS, SHOW_STR, SHOW_CGROUP };
 
 struct tfield {
-	const struct tp_field *f;
+	const struct tp_field *f;	/* NULL: SHOW_CGROUP */
+	const char *name;
 	int side;		/* 0: the event, 1: its sys_enter_* */
 	enum shown how;
 	int slot;		/* SHOW_STR: its string */
@@ -93,7 +96,7 @@ static int add_field(struct trace *t, int side, const struct tp_field *f, bool e
 
 	if (t->nf == TRACE_MAX_FIELDS)
 		return 0;
-	*tf = (struct tfield){ .f = f, .side = side };
+	*tf = (struct tfield){ .f = f, .name = f->name, .side = side };
 	if (dloc || user) {
 		if (s->nstr == TRACE_STR_MAX) {
 			if (!explicit)
@@ -122,6 +125,21 @@ static int add_field(struct trace *t, int side, const struct tp_field *f, bool e
 	return 0;
 }
 
+/* cgroup (its id), container, pod, namespace, unit: the thread's cgroup,
+ * named as --by names it (unless the record has a field of that name). */
+static int add_cgroup_field(struct trace *t, const char *name)
+{
+	int cg = cg_field_of(name);
+	struct tfield *tf = &t->f[t->nf];
+
+	if (t->nf == TRACE_MAX_FIELDS)
+		return 0;
+	*tf = (struct tfield){ .name = cg < 0 ? "cgroup" : cg_field_name(cg), .how = SHOW_CGROUP,
+			       .fmt = cg < 0 ? FMT_AUTO : FMT_CONTAINER + cg };
+	t->nf++;
+	return key_prepare(tf->fmt);
+}
+
 static int choose_fields(struct trace *t, const char *list)
 {
 	char names[TRACE_MAX_FIELDS][64];
@@ -145,6 +163,12 @@ static int choose_fields(struct trace *t, const char *list)
 		if (!f && t->cfg.enter) {
 			f = tp_format_field(&t->fmt[1], names[i]);
 			side = 1;
+		}
+		if (!f && (!strcmp(names[i], "cgroup") || cg_field_of(names[i]) >= 0)) {
+			err = add_cgroup_field(t, names[i]);
+			if (err)
+				return err;
+			continue;
 		}
 		if (!f || hidden(f)) {
 			kd_err("bad --fields: %s has no field '%s'%s%s (see kdist list %s)",
@@ -238,21 +262,28 @@ static void print_field(struct trace *t, FILE *f, const struct tr_event *e,
 	struct m_value v;
 
 	switch (tf->how) {
+	case SHOW_CGROUP:
+		v = key_normalize(mv_num(e->cgroup), tf->fmt);
+		if (v.type == MV_TEXT)
+			text_escape(esc, sizeof(esc), v.text, strlen(v.text));
+		events_field(f, tf->name, v.type == MV_TEXT ? esc :
+			     fmt_value(&v, FMT_AUTO, buf, sizeof(buf)), v.type == MV_TEXT);
+		return;
 	/* file names and char arrays are what a process chose: escaped */
 	case SHOW_STR:
 		s = tf->side ? e->ent.str[tf->slot] : e->ev.str[tf->slot];
 		text_escape(esc, sizeof(esc), s, strnlen(s, TRACE_STR_LEN));
-		events_field(f, tf->f->name, esc, true);
+		events_field(f, tf->name, esc, true);
 		return;
 	case SHOW_CHARS:
 		s = (const char *)rec + tf->f->offset;
 		text_escape(esc, sizeof(esc), s, tf->f->offset + tf->f->size <= max ?
 			    strnlen(s, tf->f->size) : 0);
-		events_field(f, tf->f->name, esc, true);
+		events_field(f, tf->name, esc, true);
 		return;
 	case SHOW_NUM:
 		v = mv_num(rec_num(rec, max, tf->f));
-		events_field(f, tf->f->name, fmt_value(&v, tf->fmt, buf, sizeof(buf)),
+		events_field(f, tf->name, fmt_value(&v, tf->fmt, buf, sizeof(buf)),
 			     tf->fmt == FMT_DISK || tf->fmt == FMT_HEX);
 		/* a syscall's failure by its name */
 		if (t->syscall_exit && !tf->side && !strcmp(tf->f->name, "ret"))

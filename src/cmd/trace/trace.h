@@ -56,6 +56,7 @@ struct tr_enter {
 struct tr_event {
 	unsigned long long ts;
 	unsigned long long id;		/* tgid << 32 | tid */
+	unsigned long long cgroup;	/* the thread's cgroup v2 id */
 	unsigned int cpu;
 	unsigned int has_enter;
 	char comm[16];

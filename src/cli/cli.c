@@ -108,7 +108,8 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_STACK] = { "stack", 0, NULL, "with --slower-than: the kernel and user stack of the START (--stack end: of the END)" },
 	[O_EXPLAIN] = { "explain", 0, NULL, "split each interval of the START's thread into on-CPU, irq, runnable and blocked time (--explain full: with --slower-than, also the longest block's stack and its waker)" },
 	[O_MATCH] = { "match", 0, "MODE", "STARTs in flight per key: replace (default: one, a new START replaces it), fifo (a queue per key) or lifo (a stack per thread: nesting, recursion)", "replace fifo lifo" },
-	[O_FIELDS] = { "fields", 0, "FIELDS", "the record's fields to print, e.g. ret,filename (default: all)" },
+	[O_FIELDS] = { "fields", 0, "FIELDS", "the record's fields to print, e.g. ret,filename (default: all); kernel variables, e.g. jiffies" },
+	[O_EVERY] = { "every", 0, "DURATION", "with no EVENT: print --fields (kernel variables) every DURATION, e.g. 1s" },
 	[O_MAX_RATE] = { "max-rate", 0, "N/s", "print at most N events a second, count the others" },
 	[O_MAX_BUCKETS] = { "max-buckets", 0, "N", "in-kernel histogram buckets per CPU, all functions together (default 64 per function)" },
 	[O_ATTACH] = { "attach", 0, "METHOD", "kernel functions by fentry, kprobe.multi or kprobe only (default: the cheapest that works)",
@@ -414,6 +415,13 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 		}
 		break;
 	case O_FIELDS: o->fields = arg; break;
+	case O_EVERY:
+		err = duration_parse(arg, &o->every_ns, "--every");
+		if (!err && o->every_ns < 1000000) {
+			kd_err("bad --every '%s': at least 1ms", arg);
+			err = -EINVAL;
+		}
+		break;
 	case O_MAX_RATE: {
 		char *end;
 

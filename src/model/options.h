@@ -61,6 +61,7 @@ struct options {
 	int match;		/* --match: enum match_mode (cmd/pair/match.h) */
 	const char *fields;	/* trace --fields */
 	uint64_t max_rate;	/* trace --max-rate, events per second */
+	uint64_t every_ns;	/* trace --every: read --fields on a timer */
 	int freq;		/* profile -F */
 	const char *state;	/* offcpu --state */
 	double min_us, max_us;	/* offcpu --min-us, --max-us */
@@ -99,7 +100,7 @@ struct options {
 enum opt_id {
 	O_PID, O_TID, O_COMM, O_CGROUP, O_CMD, O_DURATION, O_INTERVAL, O_COUNT,
 	O_BY, O_KEY, O_UNIT, O_FORMAT, O_OUTPUT, O_HIST, O_SORT, O_TOP, O_ALL, O_LINEAR,
-	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_EXPLAIN, O_MATCH, O_FIELDS, O_MAX_RATE,
+	O_MAX_GROUPS, O_MAX_BUCKETS, O_ATTACH, O_HEATMAP, O_IF, O_SLOWER_THAN, O_STACK, O_EXPLAIN, O_MATCH, O_FIELDS, O_MAX_RATE, O_EVERY,
 	O_FREQUENCY, O_STATE, O_MIN_US, O_MAX_US, O_ALPHA, O_MIN_CHANGE, O_FAIL_ON,
 	O_MEASURE, O_CONFIG, O_LISTEN, O_BUCKETS, O_RETIRE_AFTER,
 	O_ALLOW_HOST, O_USER, O_WEB_CONFIG, O_OTLP, O_OTLP_INTERVAL,

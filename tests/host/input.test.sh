@@ -89,6 +89,13 @@ input_cases() {
 2|bad --output '/nonexistent-dir/x.json': No such file or directory|syscalls --output /nonexistent-dir/x.json
 2|bad --output '/tmp': Is a directory|syscalls --output /tmp
 2|bad --output '/proc/nope/x': No such file or directory|syscalls --output /proc/nope/x
+2|bad --every '0.5ms': at least 1ms|trace --every 0.5ms --fields jiffies
+2|bad --every '1x'|trace --every 1x --fields jiffies
+2|bad --every: give the kernel variables to read|trace --every 1s
+2|bad --every: the timer reads kernel variables for no task|trace --every 1s --fields jiffies -p 1
+2|bad --every: it reads --fields on a timer, without an EVENT|trace syscalls:sys_exit_getppid --every 1s
+2|bad --fields: 'nosuch' is no kernel variable|trace --every 1s --fields jiffies,nosuch
+2|option --every is not for 'pair'|pair sched:sched_switch sched:sched_switch --every 1s
 EOF
 }
 

@@ -439,3 +439,38 @@ test_slower_than_stack_of_another_task() {
 	) || { fail "$msg"; return; }
 	pass "$msg"
 }
+
+# --every 100ms --fields jiffies for 1.05 s: a line per timer expiry (2 to
+# 11: a loaded machine may run a late timer once for several periods), and
+# jiffies, read there, follows the lines' clock at one rate, the kernel's
+# HZ (100, 250, 300 or 1000), each step within a tick of it.
+test_trace_every_jiffies() {
+	"$KDIST" trace --every 100ms --fields jiffies -d 1.05 -o json >"$TMP/every.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	local msg
+	msg=$(json "$TMP/every.json" "
+(lambda ev: (lambda t, j: (lambda hz: 'ok %d lines, HZ %d' % (len(ev), hz)
+ if 2 <= len(ev) <= 11 and all(abs((j[i+1] - j[i]) - (t[i+1] - t[i]) * hz) <= 1.5 for i in range(len(ev) - 1))
+ and all(e['event'] == 'every 100ms' for e in ev)
+ else '%d lines, HZ %s: %s' % (len(ev), hz, list(zip(t, j))))(
+ min((100, 250, 300, 1000), key=lambda h: abs((j[-1] - j[0]) / max(t[-1] - t[0], 1e-9) - h)) if len(ev) > 1 else 0))(
+ [e['time'] for e in ev], [e['jiffies'] for e in ev]))(
+ [x for x in docs if isinstance(x, dict) and 'event' in x])")
+	[ "${msg%% *}" = ok ] || { fail "$msg"; return; }
+	pass "--every 100ms --fields jiffies: ${msg#ok }, each step within a tick"
+}
+
+# --fields ret,jiffies on an event: each line's jiffies, read at the event,
+# never goes back, and advances with the events' clock at the same HZ.
+test_trace_event_with_jiffies() {
+	"$KDIST" trace syscalls:sys_exit_nanosleep --fields ret,jiffies -o json -- "$WL/sleeper" 5 50 \
+		>"$TMP/ej.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local msg
+	msg=$(json "$TMP/ej.json" "
+(lambda ev: 'ok' if len(ev) == 5 and all(e['ret'] == 0 for e in ev)
+ and all(0 < ev[i+1]['jiffies'] - ev[i]['jiffies'] for i in range(4))
+ else str([(e['time'], e['ret'], e['jiffies']) for e in ev]))(
+ [x for x in docs if isinstance(x, dict) and x.get('event') == 'syscalls:sys_exit_nanosleep'])")
+	[ "$msg" = ok ] || { fail "$msg"; return; }
+	pass "5 nanosleeps of 50 ms: 5 lines, jiffies rising at each"
+}

@@ -297,11 +297,21 @@ test_vm_globals() {
 	local bad
 	bad=$(json "$TMP/jif.json" "[g['by'] for g in d['groups'] if not 0 <= int(g['by']['(unsigned long)jiffies']) - int(g['by']['jiffies']) <= 1]")
 	[ "$bad" = "[]" ] || { fail "jiffies: the variable and bpf_jiffies64() apart: $bad"; return; }
+	# the same variables on a timer: CPU 0's clock every 200 ms
+	spec="jiffies,(unsigned long)jiffies,$rq.cpu,$rq@1.cpu,(struct task_struct)init_task.comm"
+	"$KDIST" trace --every 200ms --fields "$spec" -d 1.1 -o json >"$TMP/every.json" 2>"$TMP/every.err" ||
+		{ fail "trace --every: $(tail -3 "$TMP/every.err")"; return; }
+	bad=$(json "$TMP/every.json" "
+(lambda ev: 'lines: %d' % len(ev) if not 2 <= len(ev) <= 6 else
+ [e for e in ev if not 0 <= e['(unsigned long)jiffies'] - e['jiffies'] <= 1 or e['$rq.cpu'] != e['cpu']
+  or e['$rq@1.cpu'] != 1 or e['(struct task_struct)init_task.comm'] != 'swapper/0'])(
+ [x for x in docs if isinstance(x, dict) and 'event' in x])")
+	[ "$bad" = "[]" ] || { fail "trace --every '$spec': $bad"; return; }
 	"$KDIST" count sched:sched_switch --by "$rq.no_such" -d 1 >/dev/null 2>"$TMP/nom.err"
 	[ $? = 2 ] && grep -q "struct rq has no member 'no_such'" "$TMP/nom.err" ||
 		{ fail "a bad member: $(cat "$TMP/nom.err")"; return; }
 	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
-	pass "switches by '$spec' (groups, switches, wrong groups, losses): $out; jiffies as a variable = bpf_jiffies64()"
+	pass "switches by the CPU's, CPU 1's runqueue and init_task.comm (groups, switches, wrong groups, losses): $out; jiffies as a variable = bpf_jiffies64(); the same every 200 ms by trace --every"
 }
 
 # vm_module NAME ARGS...: load a module of the booted kernel, dependencies

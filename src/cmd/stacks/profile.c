@@ -10,11 +10,9 @@
 #include "cmd/command.h"
 
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -76,34 +74,16 @@ static int profile_prepare(struct session *s)
 static int profile_attach(struct session *s)
 {
 	struct profile *p = s->priv;
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.size = sizeof(attr),
-		/* a fixed period in ns: every sample weighs the same time */
-		.sample_period = 1000000000ULL / s->opt->freq,
-	};
 	int attached = 0, err = 0;
 
 	for (int cpu = 0; cpu < p->sc.eng.ncpu; cpu++) {
-		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-		if (fd < 0) {
-			if (errno == ENODEV)	/* possible but offline CPU */
-				continue;
-			err = -errno;
-			kd_err("failed to open the cpu-clock event on CPU %d: %s", cpu,
-			       strerror(errno));
+		/* a fixed period in ns: every sample weighs the same time */
+		err = engine_cpu_clock(&p->sc.eng, p->skel->progs.on_sample, cpu,
+				       1000000000ULL / s->opt->freq);
+		if (err == -ENODEV)	/* possible but offline CPU */
+			continue;
+		if (err)
 			return err;
-		}
-		err = engine_link(&p->sc.eng,
-				  bpf_program__attach_perf_event(p->skel->progs.on_sample, fd));
-		if (err) {
-			close(fd);
-			kd_err("failed to attach the sampling program on CPU %d: %s", cpu,
-			       strerror(-err));
-			return err;
-		}
 		attached++;
 	}
 	kd_info("sampling %d CPUs at %d Hz (cpu-clock, perf_event)", attached, s->opt->freq);

@@ -15,6 +15,7 @@
 #include "kernel/filter.bpf.h"
 #include "kernel/cond.bpf.h"
 #include "cmd/pair/record.bpf.h"
+#include "kernel/kpath.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -153,6 +154,30 @@ static __always_inline bool over_rate(void)
 	return r->n > cfg.max_rate;
 }
 
+/* The kernel variables of --fields, at this event. */
+static __always_inline void read_paths(struct tr_event *e)
+{
+	if (cfg.jiffies)
+		e->jiffies = bpf_jiffies64();
+	for (int i = 0; i < TRACE_PATH_MAX; i++) {
+		bool cut = false;
+		int err;
+
+		if (i >= cfg.npath)
+			break;
+		e->text[i][0] = 0;
+		if (cfg.path[i].final == KPATH_NUM)
+			err = kpath_num(&cfg.path[i], 0, &e->num[i]);
+		else
+			err = kpath_str(&cfg.path[i], 0, e->text[i], TRACE_PATH_STR, &cut);
+		e->path_err[i] = err;
+		if (err)
+			drop(err == KPATH_NULL ? TDROP_PATH_NULL : TDROP_PATH_FAULT);
+		if (cut)
+			drop(TDROP_STR_CUT);
+	}
+}
+
 static __always_inline void emit(void *ctx, struct tr_enter *ent)
 {
 	struct tr_event *e;
@@ -178,6 +203,7 @@ static __always_inline void emit(void *ctx, struct tr_enter *ent)
 	bpf_probe_read_kernel(e->ev.rec, cfg.ev.size < TRACE_REC_MAX ? cfg.ev.size : TRACE_REC_MAX,
 			      ctx);
 	read_strs(ctx, &cfg.ev, e->ev.str);
+	read_paths(e);
 	e->has_enter = 0;
 	if (cfg.enter && ent) {
 		bpf_probe_read_kernel(&e->ent, sizeof(e->ent), ent);
@@ -201,6 +227,14 @@ int trace_event(void *ctx)
 	if (ent)
 		bpf_map_delete_elem(&enter_recs, &tid);
 	return TP_PASS;
+}
+
+/* --every: the variables on a timer, in whatever context CPU 0 is in. */
+SEC("perf_event")
+int trace_tick(void *ctx)
+{
+	emit(ctx, NULL);
+	return 0;
 }
 
 SEC("tracepoint")

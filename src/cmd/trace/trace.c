@@ -9,6 +9,7 @@
  * its file name beside the error).
  */
 #include "cmd/trace/trace.h"
+#include "kernel/btfpath.h"
 #include "kernel/cond.h"
 #include "kernel/container.h"
 #include "kernel/keys.h"
@@ -30,15 +31,17 @@
 
 #define TRACE_MAX_FIELDS 32
 
-enum shown { SHOW_NUM, SHOW_CHARS, SHOW_STR, SHOW_CGROUP };
+enum shown { SHOW_NUM, SHOW_CHARS, SHOW_STR, SHOW_CGROUP, SHOW_JIFFIES, SHOW_PATH };
 
 struct tfield {
-	const struct tp_field *f;	/* NULL: SHOW_CGROUP */
+	const struct tp_field *f;	/* NULL: not the record's */
 	const char *name;
 	int side;		/* 0: the event, 1: its sys_enter_* */
 	enum shown how;
-	int slot;		/* SHOW_STR: its string */
-	enum m_fmt fmt;		/* SHOW_NUM */
+	int slot;		/* SHOW_STR: its string; SHOW_PATH: its path */
+	enum m_fmt fmt;		/* SHOW_NUM, SHOW_CGROUP */
+	struct kpath_type kt;	/* SHOW_PATH */
+	char expr[64];		/* SHOW_PATH: as given */
 };
 
 struct trace {
@@ -46,6 +49,7 @@ struct trace {
 	struct engine eng;
 	struct trace_cfg cfg;
 	struct event_spec ev;
+	bool tick;		/* --every: no event, a timer */
 	struct tp_format fmt[2];
 	char enter_name[128];
 	bool syscall_exit;
@@ -140,6 +144,37 @@ static int add_cgroup_field(struct trace *t, const char *name)
 	return key_prepare(tf->fmt);
 }
 
+/* jiffies, or a kernel variable and a path through it (btfpath_global):
+ * 0, 1 when name is neither, -errno after saying why. */
+static int add_variable(struct trace *t, const char *name)
+{
+	struct tfield *tf = &t->f[t->nf];
+	struct kpath kp;
+	int err;
+
+	if (t->nf == TRACE_MAX_FIELDS)
+		return 0;
+	*tf = (struct tfield){ .how = SHOW_JIFFIES, .name = tf->expr };
+	snprintf(tf->expr, sizeof(tf->expr), "%s", name);
+	if (!strcmp(name, "jiffies")) {
+		t->cfg.jiffies = 1;
+		t->nf++;
+		return 0;
+	}
+	err = btfpath_global(t->ev.text, name, &kp, &tf->kt);
+	if (err)
+		return err;
+	if (t->cfg.npath == TRACE_PATH_MAX) {
+		kd_err("bad --fields '%s': at most %d kernel variables", name, TRACE_PATH_MAX);
+		return -EINVAL;
+	}
+	tf->how = SHOW_PATH;
+	tf->slot = t->cfg.npath;
+	t->cfg.path[t->cfg.npath++] = kp;
+	t->nf++;
+	return 0;
+}
+
 static int choose_fields(struct trace *t, const char *list)
 {
 	char names[TRACE_MAX_FIELDS][64];
@@ -169,6 +204,16 @@ static int choose_fields(struct trace *t, const char *list)
 			if (err)
 				return err;
 			continue;
+		}
+		if (!f && (err = add_variable(t, names[i])) <= 0) {
+			if (err)
+				return err;
+			continue;
+		}
+		if (t->tick) {
+			kd_err("bad --fields: '%s' is no kernel variable (--every reads jiffies, "
+			       "NAME, (TYPE)NAME or NAME@CPU, then .m, ->m or [i])", names[i]);
+			return -ENOENT;
 		}
 		if (!f || hidden(f)) {
 			kd_err("bad --fields: %s has no field '%s'%s%s (see kdist list %s)",
@@ -252,6 +297,36 @@ static uint64_t rec_num(const unsigned char *rec, size_t max, const struct tp_fi
 	return f->is_signed || is_int(f) ? (uint64_t)((int64_t)v >> shift) : v >> shift;
 }
 
+/* A kernel variable as its type prints; nothing when its read failed
+ * (counted as path_null or path_fault). */
+static void print_variable(FILE *f, const struct tr_event *e, const struct tfield *tf)
+{
+	char buf[64], esc[4 * TRACE_PATH_STR + 1];
+	const char *s = NULL;
+	struct m_value v = mv_num(e->num[tf->slot]);
+
+	if (e->path_err[tf->slot]) {
+		events_field(f, tf->name, NULL, false);
+		return;
+	}
+	switch (tf->kt.show) {
+	case KSHOW_STR:
+		s = e->text[tf->slot];
+		text_escape(esc, sizeof(esc), s, strnlen(s, TRACE_PATH_STR));
+		events_field(f, tf->name, esc, true);
+		return;
+	case KSHOW_ENUM:
+		s = btfpath_enum_name(tf->kt.enum_id, (long long)v.num);
+		break;
+	default:
+		break;
+	}
+	if (!s)
+		s = fmt_value(&v, tf->kt.show == KSHOW_HEX ? FMT_HEX :
+			      tf->kt.show == KSHOW_SIGNED ? FMT_SIGNED : FMT_AUTO, buf, sizeof(buf));
+	events_field(f, tf->name, s, tf->kt.show == KSHOW_HEX || tf->kt.show == KSHOW_ENUM);
+}
+
 static void print_field(struct trace *t, FILE *f, const struct tr_event *e,
 			const struct tfield *tf)
 {
@@ -262,6 +337,13 @@ static void print_field(struct trace *t, FILE *f, const struct tr_event *e,
 	struct m_value v;
 
 	switch (tf->how) {
+	case SHOW_JIFFIES:
+		v = mv_num(e->jiffies);
+		events_field(f, tf->name, fmt_value(&v, FMT_AUTO, buf, sizeof(buf)), false);
+		return;
+	case SHOW_PATH:
+		print_variable(f, e, tf);
+		return;
 	case SHOW_CGROUP:
 		v = key_normalize(mv_num(e->cgroup), tf->fmt);
 		if (v.type == MV_TEXT)
@@ -326,12 +408,52 @@ static int load(struct trace *t, struct options *o)
 	t->skel->rodata->cfg = t->cfg;
 	bpf_map__set_max_entries(t->skel->maps.events, TRACE_RING_BYTES);
 	bpf_program__set_autoload(t->skel->progs.trace_enter, t->cfg.enter);
+	bpf_program__set_autoload(t->skel->progs.trace_event, !t->tick);
+	bpf_program__set_autoload(t->skel->progs.trace_tick, t->tick);
 	bpf_map__set_autocreate(t->skel->maps.spill, false);	/* no groups here */
+	/* the counters of what this run can lose */
 	err = engine_load(&t->eng, t->skel->skeleton, drop_names,
-			  t->cfg.ev.nstr || t->cfg.ent.nstr ? NR_TDROPS : TDROP_STR_CUT);
+			  t->cfg.npath ? NR_TDROPS :
+			  t->cfg.ev.nstr || t->cfg.ent.nstr ? TDROP_PATH_NULL : TDROP_STR_CUT);
 	if (err)
 		return err;
 	return events_add(bpf_map__fd(t->skel->maps.events), print_event, t);
+}
+
+/* --every DURATION --fields VARIABLES: a line every DURATION, read on
+ * CPU 0's clock. */
+static int prepare_tick(struct trace *t, struct options *o)
+{
+	struct measurement *m = &t->header;
+	char every[32];
+	int err;
+
+	if (o->pid || o->tid || o->comm[0] || o->cgroup || o->cond || o->cgset) {
+		kd_err("bad --every: the timer reads kernel variables for no task: -p, --tid, "
+		       "--comm, --cgroup and --if do not apply");
+		return -EINVAL;
+	}
+	if (!o->fields) {
+		kd_err("bad --every: give the kernel variables to read, e.g. --fields "
+		       "'jiffies,(struct task_struct)init_task.comm'");
+		return -EINVAL;
+	}
+	t->tick = true;
+	fmt_time(every, sizeof(every), o->every_ns);
+	snprintf(t->ev.text, sizeof(t->ev.text), "every %s", every);
+	err = choose_fields(t, o->fields);
+	if (err)
+		return err;
+	m->command = "trace";
+	m->kind = M_VALUE;
+	m->counts = true;
+	m->value_unit = "events";
+	m->nevents = 1;
+	snprintf(m->title, sizeof(m->title), "kernel variables every %s", every);
+	snprintf(m->events[0].role, sizeof(m->events[0].role), "timer");
+	snprintf(m->events[0].spec, sizeof(m->events[0].spec), "%s", t->ev.text);
+	snprintf(m->events[0].attach, sizeof(m->events[0].attach), "perf_event");
+	return load(t, o);
 }
 
 static int trace_prepare(struct session *s)
@@ -344,9 +466,16 @@ static int trace_prepare(struct session *s)
 	if (!t)
 		return -ENOMEM;
 	s->priv = t;
+	if (o->nargs == 0 && o->every_ns)
+		return prepare_tick(t, o);
 	if (o->nargs != 1) {
 		kd_err("bad arguments: expected EVENT, e.g. kdist trace syscalls:sys_exit_openat "
-		       "--if 'ret < 0'");
+		       "--if 'ret < 0', or --every DURATION --fields VARIABLES");
+		return -EINVAL;
+	}
+	if (o->every_ns) {
+		kd_err("bad --every: it reads --fields on a timer, without an EVENT (an event's "
+		       "lines read kernel variables in --fields at each event)");
 		return -EINVAL;
 	}
 	err = event_spec_parse(o->args[0], &t->ev);
@@ -393,8 +522,14 @@ static int trace_attach(struct session *s)
 {
 	struct trace *t = s->priv;
 	struct bpf_link *l;
-	int err;
+	int err = -ENODEV;
 
+	/* the first CPU online */
+	for (int cpu = 0; t->tick && err == -ENODEV && cpu < t->eng.ncpu; cpu++)
+		err = engine_cpu_clock(&t->eng, t->skel->progs.trace_tick, cpu,
+				       s->opt->every_ns);
+	if (t->tick)
+		return err;
 	l = bpf_program__attach_tracepoint(t->skel->progs.trace_event, t->ev.category, t->ev.name);
 	err = engine_link(&t->eng, l);
 	if (!err && t->cfg.enter) {
@@ -442,10 +577,10 @@ static void trace_cleanup(struct session *s)
 const struct command cmd_trace = {
 	.name = "trace",
 	.caps = CMD_EVENT_LINES,
-	.args = "EVENT",
+	.args = "EVENT | --every DURATION",
 	.summary = "print each event of a tracepoint with its fields (--fields, --if, --max-rate)",
 	.opts = OPT(BTF) | OPT(PID) | OPT(TID) | OPT(COMM) | OPT(CGROUP) | OPT(CMD) | OPT(DURATION) |
-		OPT(FORMAT) | OPT(OUTPUT) | OPT(IF) | OPT(FIELDS) | OPT(MAX_RATE),
+		OPT(FORMAT) | OPT(OUTPUT) | OPT(IF) | OPT(FIELDS) | OPT(MAX_RATE) | OPT(EVERY),
 	.prepare = trace_prepare,
 	.attach = trace_attach,
 	.read = trace_read,

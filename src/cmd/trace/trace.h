@@ -6,6 +6,7 @@
 
 #include "kernel/cond.h"
 #include "kernel/filter.h"
+#include "kernel/kpath.h"
 #include "cmd/pair/pair.h"	/* struct val_src */
 
 #define TRACE_REC_MAX 512	/* bytes of a trace record copied */
@@ -13,6 +14,8 @@
 #define TRACE_STR_MAX 2		/* strings read per record */
 #define TRACE_STR_LEN 256
 #define TRACE_RING_BYTES (1 << 20)
+#define TRACE_PATH_MAX 4	/* kernel variables (and paths through them) */
+#define TRACE_PATH_STR 64	/* bytes of such a text */
 
 /* A string the record points to. */
 enum trace_str_kind {
@@ -41,6 +44,9 @@ struct trace_cfg {
 	unsigned char enter;
 	struct tr_side ent;
 	unsigned long long max_rate;	/* events per second, 0: every one */
+	unsigned char jiffies;		/* read bpf_jiffies64() */
+	unsigned char npath;
+	struct kpath path[TRACE_PATH_MAX];
 };
 
 struct tr_rec {
@@ -60,6 +66,10 @@ struct tr_event {
 	unsigned int cpu;
 	unsigned int has_enter;
 	char comm[16];
+	unsigned long long jiffies;
+	unsigned long long num[TRACE_PATH_MAX];	/* path i's number, or */
+	char text[TRACE_PATH_MAX][TRACE_PATH_STR];	/* its text */
+	unsigned char path_err[TRACE_PATH_MAX];	/* enum kpath_err */
 	struct tr_rec ev;
 	struct tr_enter ent;
 };
@@ -68,8 +78,10 @@ enum trace_drop {
 	TDROP_OUTPUT,		/* ring buffer full */
 	TDROP_RATE,		/* over --max-rate */
 	TDROP_ENTER_FULL,	/* sys_enter record table full */
-	TDROP_STR_CUT,		/* a text longer than TRACE_STR_LEN - 1, printed cut
+	TDROP_STR_CUT,		/* a text longer than its buffer, printed cut
 				 * (counted where texts are read) */
+	TDROP_PATH_NULL,	/* a NULL pointer on a variable's path */
+	TDROP_PATH_FAULT,	/* a read the kernel refused there */
 	NR_TDROPS,
 };
 

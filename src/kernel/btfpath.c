@@ -413,19 +413,63 @@ deep:
 	return bad(what, expr, msg);
 }
 
+static __u32 type_by_name(const struct btf *b, const char *name);
+
+/* "(struct NAME *)" in front of a path: the struct's id into *cast, the
+ * rest of the path (after the cast) returned; expr itself when there is no
+ * cast; NULL after saying why. */
+static const char *arg_cast(const struct btf *b, const char *what, const char *expr, __u32 *cast)
+{
+	const char *close = strchr(expr, ')');
+	char tname[96], msg[160];
+	int n;
+
+	*cast = 0;
+	if (*expr != '(')
+		return expr;
+	if (!close || close - expr - 1 >= (int)sizeof(tname)) {
+		bad(what, expr, "expected (struct NAME *)ARGUMENT->member");
+		return NULL;
+	}
+	n = snprintf(tname, sizeof(tname), "%.*s", (int)(close - expr - 1), expr + 1);
+	while (n > 0 && tname[n - 1] == ' ')
+		n--;
+	if (n < 2 || tname[n - 1] != '*') {
+		bad(what, expr, "an argument is cast to a pointer: (struct NAME *)ARGUMENT->member");
+		return NULL;
+	}
+	for (tname[--n] = 0; n > 0 && tname[n - 1] == ' ';)
+		tname[--n] = 0;
+	*cast = type_by_name(b, tname);
+	if (!*cast) {
+		snprintf(msg, sizeof(msg), "no type '%s' in the kernel's BTF", tname);
+		bad(what, expr, msg);
+		return NULL;
+	}
+	return close + 1;
+}
+
 static int resolve_one(enum btf_args_of of, const char *name, const char *what, const char *expr,
 		       struct kpath *p, struct kpath_type *t, bool *whole_arg)
 {
 	const struct btf *b;
 	const struct btf_type *proto;
-	char base[64], msg[256], names[160];
+	char base[64], msg[256], names[160], rest[256];
 	const char *s = expr;
-	__u32 id;
+	__u32 id, cast = 0;
 	int skip, arg, n;
 
 	memset(p, 0, sizeof(*p));
 	memset(t, 0, sizeof(*t));
 	*whole_arg = false;
+	if (*s == '(') {
+		b = kernel_btf();
+		if (!b)
+			return -ENOENT;
+		s = arg_cast(b, what, expr, &cast);
+		if (!s)
+			return -EINVAL;
+	}
 	n = strspn(s, IDENT);
 	if (!n || n >= (int)sizeof(base))
 		return btfpath_is_path(expr) ? bad(what, expr, "expected NAME->member...") : 1;
@@ -455,6 +499,13 @@ static int resolve_one(enum btf_args_of of, const char *name, const char *what, 
 		return bad(what, expr, msg);
 	}
 	p->arg = arg;
+	if (cast) {
+		/* the argument's value is the address of the struct cast to */
+		if (strncmp(s, "->", 2))
+			return bad(what, expr, "expected (struct NAME *)ARGUMENT->member");
+		snprintf(rest, sizeof(rest), ".%s", s + 2);
+		return walk(b, cast, true, rest, p, t, whole_arg, what, expr);
+	}
 	return walk(b, id, false, s, p, t, whole_arg, what, expr);
 }
 
@@ -466,6 +517,12 @@ bool btfpath_is_arg(enum btf_args_of of, const char *name, const char *expr)
 	int n = strspn(expr, IDENT), skip;
 	__u32 id;
 
+	if (b && *expr == '(' && strchr(expr, ')') && strchr(expr, '*') &&
+	    strchr(expr, '*') < strchr(expr, ')')) {
+		/* a cast to a pointer: what follows it */
+		expr = strchr(expr, ')') + 1;
+		n = strspn(expr, IDENT);
+	}
 	if (!b || !n || n >= (int)sizeof(base))
 		return false;
 	snprintf(base, sizeof(base), "%.*s", n, expr);

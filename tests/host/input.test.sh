@@ -96,6 +96,9 @@ input_cases() {
 2|bad --every: it reads --fields on a timer, without an EVENT|trace syscalls:sys_exit_getppid --every 1s
 2|bad --fields: 'nosuch' is no kernel variable|trace --every 1s --fields jiffies,nosuch
 2|option --every is not for 'pair'|pair sched:sched_switch sched:sched_switch --every 1s
+2|bad --fields: sched:sched_switch's record fields .*do not mix|trace sched:sched_switch --fields 'prev_pid,next->comm'
+2|bad field 'prev->comx' of sched:sched_switch: struct task_struct has no member 'comx'|trace sched:sched_switch --fields 'prev->comx'
+2|no type 'struct nosuch' in the kernel's BTF|trace sched:sched_switch --fields '(struct nosuch *)prev->x'
 EOF
 }
 

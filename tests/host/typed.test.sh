@@ -167,3 +167,54 @@ test_typed_pointer_hex_and_null_counted() {
 		{ fail "path_null $nulls, group 0x0 $zero: kernel threads switch out every second"; return; }
 	pass "pointers in hex; $nulls switches of kernel threads (prev->mm NULL) counted as path_null, in the $zero of group 0x0"
 }
+
+# trace --fields through the raw tracepoint's arguments: at each switch away
+# from a workload of 5 sleeps, prev is the current task (prev->pid is the
+# line's tid, prev->comm its comm), and at least 5 of them are sleeps
+# (prev_state, the argument, has TASK_INTERRUPTIBLE); prev_state is also a
+# record field, but beside paths it is the argument.
+test_typed_trace_fields_paths() {
+	"$KDIST" trace sched:sched_switch --fields 'prev->pid,prev->comm,next->comm,prev_state' -o json \
+		-- "$WL/sleeper" 5 20 >"$TMP/tf.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local msg
+	msg=$(json "$TMP/tf.json" "
+(lambda ev: 'ok %d' % sum(1 for e in ev if e['prev_state'] & 1 and e['comm'] == 'sleeper')
+ if ev and all(e['prev->pid'] == e['tid'] and e['prev->comm'] == e['comm'] for e in ev)
+ and d['events'][0]['attach'] == 'raw_tracepoint' else 'bad: %s' % ev[:2])(
+ [x for x in docs if isinstance(x, dict) and x.get('event') == 'sched:sched_switch'])")
+	[ "${msg%% *}" = ok ] && [ "${msg#ok }" -ge 5 ] || { fail "$msg"; return; }
+	pass "each switch away from the workload: prev->pid = tid, prev->comm = comm; ${msg#ok } sleeps (>= 5), on the raw tracepoint"
+}
+
+# A NULL on the way (prev->pi_blocked_on: no rt_mutex waited on) omits the
+# field from the line and is counted, once per line.
+test_typed_trace_null_counted() {
+	"$KDIST" trace sched:sched_switch --fields 'prev->pid,prev->pi_blocked_on->task' -o json \
+		-- "$WL/sleeper" 5 20 >"$TMP/tn.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	local msg
+	msg=$(json "$TMP/tn.json" "
+(lambda ev: 'ok' if len(ev) >= 5 and d['drops']['path_null'] == len(ev) and d['drops']['output_dropped'] == 0
+ and not any('prev->pi_blocked_on->task' in e for e in ev) else '%d lines, drops %s' % (len(ev), d['drops']))(
+ [x for x in docs if isinstance(x, dict) and x.get('event') == 'sched:sched_switch'])")
+	[ "$msg" = ok ] || { fail "$msg"; return; }
+	pass "prev->pi_blocked_on->task: NULL at every switch, each line without it, path_null = lines"
+}
+
+# --if on a text through a path, against bpftrace on the same stream
+# (its prev_comm, the record field the kernel copies from prev->comm).
+test_typed_trace_if_path_peer_bpftrace() {
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
+	local comm=kdxtr$$
+	cp "$WL/sleeper" "$TMP/$comm"
+	peer_trace "$TMP/tp.json" "$TMP/tp.bt" \
+		"tracepoint:sched:sched_switch /args->prev_comm == \"$comm\"/ { @n = count(); }" \
+		"$TMP/$comm 40 2" trace sched:sched_switch --fields 'prev->comm,next->pid' --if "prev->comm == '$comm'" ||
+		{ fail "peer run failed: $(cat "$TMP/tp.json.err")"; return; }
+	local kc bc lines
+	kc=$(json "$TMP/tp.json" "d['groups'][0]['count'] if d['groups'] else 0")
+	lines=$(json "$TMP/tp.json" "sum(1 for x in docs if x.get('prev->comm') == '$comm')")
+	bc=$(bt_val "$TMP/tp.bt" n)
+	[ "$kc" -ge 40 ] && [ "$lines" = "$kc" ] && peer_agrees "$kc" "$bc" "$TMP/tp.bt" ||
+		{ fail "prev->comm == $comm: kdist $kc ($lines lines), bpftrace $bc with $(cat "$TMP/tp.bt.misses") of its runs skipped (at least 40 sleeps)"; return; }
+	pass "switches out of $comm: kdist $kc lines, bpftrace $bc with $(cat "$TMP/tp.bt.misses") of its runs skipped"
+}

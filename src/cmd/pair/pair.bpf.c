@@ -162,25 +162,6 @@ static __always_inline __u64 read_regs(struct pt_regs *regs, const volatile stru
 	}
 }
 
-/* The verifier rejects a ctx access at a computed offset, even one known
- * from rodata, and clang folds a switch of loads back into one: each
- * argument is its own constant-offset load in asm. */
-#define RAW_ARG(ctx, n) ({ __u64 _v; \
-	asm volatile("%0 = *(u64 *)(%1 + " #n ")" : "=r"(_v) : "r"(ctx)); _v; })
-
-static __always_inline __u64 raw_arg(void *ctx, unsigned int idx)
-{
-	switch (idx) {
-	case 0: return RAW_ARG(ctx, 0);
-	case 1: return RAW_ARG(ctx, 8);
-	case 2: return RAW_ARG(ctx, 16);
-	case 3: return RAW_ARG(ctx, 24);
-	case 4: return RAW_ARG(ctx, 32);
-	case 5: return RAW_ARG(ctx, 40);
-	default: return RAW_ARG(ctx, 48);	/* fexit: a 6-argument function's return */
-	}
-}
-
 /* Argument s->idx (or the return value) of a raw tracepoint or function. */
 static __always_inline __u64 arg_val(void *ctx, const volatile struct val_src *s, int src)
 {

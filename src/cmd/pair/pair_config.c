@@ -105,13 +105,13 @@ static int resolve_global(struct pair *p, int side, const char *name, struct val
 }
 
 /* Whether name on side starts with a kernel variable rather than an
- * argument: a cast, a CPU, or a first name that no argument has. */
+ * argument: a CPU, or a first name (after a cast) that no argument has. */
 static bool names_global(struct pair *p, int side, const char *name)
 {
 	const struct event_spec *e = &p->ev[side];
 	bool args = e->kind == EV_TRACEPOINT || e->kind == EV_KPROBE || e->kind == EV_KRETPROBE;
 
-	if (name[0] == '(' || strchr(name, '@'))
+	if (strchr(name, '@'))
 		return true;
 	return !args || !btfpath_is_arg(e->kind == EV_TRACEPOINT ? BTF_ARGS_TP : BTF_ARGS_FUNC,
 					e->name, name);

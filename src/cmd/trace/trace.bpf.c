@@ -62,6 +62,23 @@ struct {
 	__type(value, struct tr_rate);
 } rate SEC(".maps");
 
+/* Where path i starts: its argument (raw tracepoints only), else its
+ * variable (0: kpath_addr knows the address). */
+static __always_inline __u64 path_base(void *ctx, int i)
+{
+	const volatile struct kpath *p = &cfg.path[i & (TRACE_PATH_MAX - 1)];
+
+	return p->base == KPATH_ARG ? raw_arg(ctx, p->arg) : 0;
+}
+
+static __always_inline void path_count(int err, bool cut)
+{
+	if (err)
+		drop(err == KPATH_NULL ? TDROP_PATH_NULL : TDROP_PATH_FAULT);
+	if (cut)
+		drop(TDROP_STR_CUT);
+}
+
 static __always_inline __u64 field_val(void *ctx, const volatile struct val_src *s)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -69,6 +86,15 @@ static __always_inline __u64 field_val(void *ctx, const volatile struct val_src 
 	switch (s->kind) {
 	case VAL_FIELD:
 		return record_field(ctx, s);
+	case VAL_ARG:
+		return raw_arg(ctx, s->idx);
+	case VAL_PATH:
+	case VAL_GLOBAL:
+		path_count(kpath_num(&cfg.path[s->off & (TRACE_PATH_MAX - 1)],
+				     path_base(ctx, s->off), &id), false);
+		return id;
+	case VAL_JIFFIES:
+		return bpf_jiffies64();
 	case VAL_PID:
 		return id >> 32;
 	case VAL_TID:
@@ -95,6 +121,11 @@ static __always_inline bool cond_holds(void *ctx)
 		}
 		if (s->kind == VAL_COMM) {
 			bpf_get_current_comm(str, sizeof(str));
+		} else if (s->kind == VAL_PATH_STR || s->kind == VAL_GLOBAL_STR) {
+			bool cut = false;
+
+			path_count(kpath_str(&cfg.path[s->off & (TRACE_PATH_MAX - 1)],
+					     path_base(ctx, s->off), str, sizeof(str), &cut), false);
 		} else if (cfg.cond_dloc[i]) {
 			bpf_probe_read_kernel(&loc, sizeof(loc), ctx + s->off);
 			bpf_probe_read_kernel_str(str, sizeof(str), ctx + (loc & 0xffff));
@@ -154,27 +185,27 @@ static __always_inline bool over_rate(void)
 	return r->n > cfg.max_rate;
 }
 
-/* The kernel variables of --fields, at this event. */
-static __always_inline void read_paths(struct tr_event *e)
+/* The arguments, paths and kernel variables of --fields, at this event. */
+static __always_inline void read_paths(void *ctx, struct tr_event *e)
 {
 	if (cfg.jiffies)
 		e->jiffies = bpf_jiffies64();
 	for (int i = 0; i < TRACE_PATH_MAX; i++) {
 		bool cut = false;
-		int err;
+		int err = KPATH_OK;
 
 		if (i >= cfg.npath)
 			break;
 		e->text[i][0] = 0;
-		if (cfg.path[i].final == KPATH_NUM)
-			err = kpath_num(&cfg.path[i], 0, &e->num[i]);
+		if (cfg.whole[i])
+			e->num[i] = raw_arg(ctx, cfg.path[i].arg);
+		else if (cfg.path[i].final == KPATH_NUM)
+			err = kpath_num(&cfg.path[i], path_base(ctx, i), &e->num[i]);
 		else
-			err = kpath_str(&cfg.path[i], 0, e->text[i], TRACE_PATH_STR, &cut);
+			err = kpath_str(&cfg.path[i], path_base(ctx, i), e->text[i], TRACE_PATH_STR,
+					&cut);
 		e->path_err[i] = err;
-		if (err)
-			drop(err == KPATH_NULL ? TDROP_PATH_NULL : TDROP_PATH_FAULT);
-		if (cut)
-			drop(TDROP_STR_CUT);
+		path_count(err, cut);
 	}
 }
 
@@ -203,7 +234,7 @@ static __always_inline void emit(void *ctx, struct tr_enter *ent)
 	bpf_probe_read_kernel(e->ev.rec, cfg.ev.size < TRACE_REC_MAX ? cfg.ev.size : TRACE_REC_MAX,
 			      ctx);
 	read_strs(ctx, &cfg.ev, e->ev.str);
-	read_paths(e);
+	read_paths(ctx, e);
 	e->has_enter = 0;
 	if (cfg.enter && ent) {
 		bpf_probe_read_kernel(&e->ent, sizeof(e->ent), ent);
@@ -227,6 +258,18 @@ int trace_event(void *ctx)
 	if (ent)
 		bpf_map_delete_elem(&enter_recs, &tid);
 	return TP_PASS;
+}
+
+/* Arguments and paths through them: the raw tracepoint, whose context is
+ * the TP_PROTO arguments (no record is built). */
+SEC("raw_tp")
+int trace_raw(void *ctx)
+{
+	if (task_filtered_out(&cfg.filter, NULL))
+		return 0;
+	if (cond_holds(ctx))
+		emit(ctx, NULL);
+	return 0;
 }
 
 /* --every: the variables on a timer, in whatever context CPU 0 is in. */

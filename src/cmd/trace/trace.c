@@ -15,6 +15,7 @@
 #include "kernel/keys.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
+#include "kernel/feature.h"
 #include "view/evline.h"
 #include "kernel/spec.h"
 #include "trace.skel.h"
@@ -50,6 +51,9 @@ struct trace {
 	struct trace_cfg cfg;
 	struct event_spec ev;
 	bool tick;		/* --every: no event, a timer */
+	bool typed;		/* arguments: on the raw tracepoint */
+	bool args_first;	/* a name both record and arguments have is an argument */
+	bool record;		/* the record's fields: on the tracepoint */
 	struct tp_format fmt[2];
 	char enter_name[128];
 	bool syscall_exit;
@@ -63,6 +67,8 @@ static const char *const drop_names[NR_TDROPS] = {
 	[TDROP_RATE] = "rate_limited",
 	[TDROP_ENTER_FULL] = "enter_table_full",
 	[TDROP_STR_CUT] = "text_cut",
+	[TDROP_PATH_NULL] = "path_null",
+	[TDROP_PATH_FAULT] = "path_fault",
 };
 
 /* Syscall records hold an int argument in 8 bytes (zero-extended): its
@@ -101,6 +107,7 @@ static int add_field(struct trace *t, int side, const struct tp_field *f, bool e
 	if (t->nf == TRACE_MAX_FIELDS)
 		return 0;
 	*tf = (struct tfield){ .f = f, .name = f->name, .side = side };
+	t->record = true;
 	if (dloc || user) {
 		if (s->nstr == TRACE_STR_MAX) {
 			if (!explicit)
@@ -146,31 +153,53 @@ static int add_cgroup_field(struct trace *t, const char *name)
 
 /* jiffies, or a kernel variable and a path through it (btfpath_global):
  * 0, 1 when name is neither, -errno after saying why. */
+/* name as what the record does not hold: jiffies (*slot -1), an argument
+ * of the event or a path through it (read on the raw tracepoint: t->typed),
+ * or a kernel variable and a path through it, into a path slot.  0 with
+ * *kt its type, 1 when name is none of these, -errno after saying why. */
+static int add_path(struct trace *t, const char *what, const char *name, struct kpath_type *kt,
+		    int *slot)
+{
+	struct kpath kp;
+	bool whole = false, typed = !t->tick && btfpath_is_arg(BTF_ARGS_TP, t->ev.name, name);
+	int err;
+
+	*slot = -1;
+	if (!strcmp(name, "jiffies"))
+		return 0;
+	if (typed)
+		err = btfpath_resolve(BTF_ARGS_TP, t->ev.name, t->ev.text, name, &kp, kt, &whole);
+	else
+		err = btfpath_global(t->ev.text, name, &kp, kt);
+	if (err)
+		return err;
+	if (t->cfg.npath == TRACE_PATH_MAX) {
+		kd_err("bad %s '%s': at most %d arguments, paths and kernel variables", what, name,
+		       TRACE_PATH_MAX);
+		return -EINVAL;
+	}
+	t->typed |= typed;
+	*slot = t->cfg.npath;
+	t->cfg.whole[*slot] = whole;
+	t->cfg.path[t->cfg.npath++] = kp;
+	return 0;
+}
+
+/* A --fields name that add_path() knows: 0, 1 or -errno as it returns. */
 static int add_variable(struct trace *t, const char *name)
 {
 	struct tfield *tf = &t->f[t->nf];
-	struct kpath kp;
 	int err;
 
 	if (t->nf == TRACE_MAX_FIELDS)
 		return 0;
-	*tf = (struct tfield){ .how = SHOW_JIFFIES, .name = tf->expr };
+	*tf = (struct tfield){ .name = tf->expr };
 	snprintf(tf->expr, sizeof(tf->expr), "%s", name);
-	if (!strcmp(name, "jiffies")) {
-		t->cfg.jiffies = 1;
-		t->nf++;
-		return 0;
-	}
-	err = btfpath_global(t->ev.text, name, &kp, &tf->kt);
+	err = add_path(t, "--fields", name, &tf->kt, &tf->slot);
 	if (err)
 		return err;
-	if (t->cfg.npath == TRACE_PATH_MAX) {
-		kd_err("bad --fields '%s': at most %d kernel variables", name, TRACE_PATH_MAX);
-		return -EINVAL;
-	}
-	tf->how = SHOW_PATH;
-	tf->slot = t->cfg.npath;
-	t->cfg.path[t->cfg.npath++] = kp;
+	tf->how = tf->slot < 0 ? SHOW_JIFFIES : SHOW_PATH;
+	t->cfg.jiffies |= tf->slot < 0;
 	t->nf++;
 	return 0;
 }
@@ -191,9 +220,17 @@ static int choose_fields(struct trace *t, const char *list)
 	n = name_list_parse(list, names, TRACE_MAX_FIELDS, "--fields");
 	if (n < 0)
 		return n;
+	/* a name the record lacks but the arguments have: all are read on the
+	 * raw tracepoint, where a name both have (prev_state) is the argument */
+	for (int i = 0; i < n; i++)
+		t->args_first |= !t->tick && !tp_format_field(&t->fmt[0], names[i]) &&
+				 btfpath_is_arg(BTF_ARGS_TP, t->ev.name, names[i]);
 	for (int i = 0; i < n; i++) {
 		const struct tp_field *f = tp_format_field(&t->fmt[0], names[i]);
 		int side = 0;
+
+		if (t->args_first && btfpath_is_arg(BTF_ARGS_TP, t->ev.name, names[i]))
+			f = NULL;
 
 		if (!f && t->cfg.enter) {
 			f = tp_format_field(&t->fmt[1], names[i]);
@@ -233,6 +270,34 @@ static int choose_fields(struct trace *t, const char *list)
 	return 0;
 }
 
+/* An --if term on an argument, a path or a kernel variable (add_path()):
+ * 0 into *v, 1 when its field is none of these, -errno after saying why. */
+static int cond_path(struct trace *t, const struct cond_term *ct, struct val_src *v)
+{
+	struct kpath_type kt;
+	const struct kpath *p;
+	int slot, err = add_path(t, "--if", ct->field, &kt, &slot);
+	bool str = kt.show == KSHOW_STR;
+
+	if (err)
+		return err;
+	if (slot < 0) {
+		v->kind = VAL_JIFFIES;
+		return 0;
+	}
+	p = &t->cfg.path[slot];
+	if (t->cfg.whole[slot])
+		v->kind = VAL_ARG;
+	else if (p->base == KPATH_ARG)
+		v->kind = str ? VAL_PATH_STR : VAL_PATH;
+	else
+		v->kind = str ? VAL_GLOBAL_STR : VAL_GLOBAL;
+	v->off = slot;
+	v->idx = p->arg;
+	v->is_signed = kt.show == KSHOW_SIGNED;
+	return 0;
+}
+
 static int configure_cond(struct trace *t, const char *text)
 {
 	static const struct { const char *name; enum val_kind kind; } builtins[] = {
@@ -247,11 +312,15 @@ static int configure_cond(struct trace *t, const char *text)
 		struct val_src *v = &t->cfg.cond_src[i];
 		bool is_str;
 
+		if (t->args_first && btfpath_is_arg(BTF_ARGS_TP, t->ev.name, ct->field))
+			f = NULL;
+
 		memset(v, 0, sizeof(*v));
 		for (size_t b = 0; !f && b < ARRAY_SIZE(builtins); b++)
 			if (!strcmp(builtins[b].name, ct->field))
 				v->kind = builtins[b].kind;
 		if (f && !hidden(f)) {
+			t->record = true;
 			v->kind = f->is_array || f->is_data_loc ? VAL_STR_FIELD : VAL_FIELD;
 			v->off = f->offset;
 			v->size = field_size(f);
@@ -263,12 +332,15 @@ static int configure_cond(struct trace *t, const char *text)
 				       f->size);
 				return -EINVAL;
 			}
-		} else if (!v->kind) {
+		} else if (!v->kind && (err = cond_path(t, ct, v))) {
+			if (err < 0)
+				return err;
 			kd_err("bad --if '%s': %s has no field '%s' (see kdist list %s)", ct->text,
 			       t->ev.text, ct->field, t->ev.text);
 			return -ENOENT;
 		}
-		is_str = v->kind == VAL_STR_FIELD || v->kind == VAL_COMM;
+		is_str = v->kind == VAL_STR_FIELD || v->kind == VAL_COMM ||
+			 v->kind == VAL_PATH_STR || v->kind == VAL_GLOBAL_STR;
 		err = cond_compile(ct, is_str, v->is_signed, &t->cfg.cond, i);
 	}
 	return err;
@@ -403,12 +475,14 @@ static int load(struct trace *t, struct options *o)
 		return err;
 	task_filter_set(&t->cfg.filter, o);
 	t->cfg.max_rate = o->max_rate;
-	t->cfg.ev.size = record_size(&t->fmt[0], TRACE_REC_MAX);
+	/* a raw tracepoint builds no record: there is none to copy */
+	t->cfg.ev.size = t->typed ? 0 : record_size(&t->fmt[0], TRACE_REC_MAX);
 	t->cfg.ent.size = record_size(&t->fmt[1], TRACE_ENTER_MAX);
 	t->skel->rodata->cfg = t->cfg;
 	bpf_map__set_max_entries(t->skel->maps.events, TRACE_RING_BYTES);
 	bpf_program__set_autoload(t->skel->progs.trace_enter, t->cfg.enter);
-	bpf_program__set_autoload(t->skel->progs.trace_event, !t->tick);
+	bpf_program__set_autoload(t->skel->progs.trace_event, !t->tick && !t->typed);
+	bpf_program__set_autoload(t->skel->progs.trace_raw, t->typed);
 	bpf_program__set_autoload(t->skel->progs.trace_tick, t->tick);
 	bpf_map__set_autocreate(t->skel->maps.spill, false);	/* no groups here */
 	/* the counters of what this run can lose */
@@ -504,6 +578,16 @@ static int trace_prepare(struct session *s)
 		err = configure_cond(t, o->cond);
 	if (err)
 		return err;
+	if (t->typed && t->record) {
+		kd_err("bad --fields: %s's record fields (read on the tracepoint) and its arguments "
+		       "or paths through them (read on the raw tracepoint) do not mix: give "
+		       "--fields of one kind, --if terms of the same", t->ev.text);
+		return -EINVAL;
+	}
+	if (t->typed && !raw_tp_exists(t->ev.name)) {
+		kd_err("bad --fields: %s has no raw tracepoint arguments", t->ev.text);
+		return -EINVAL;
+	}
 	m = &t->header;
 	m->command = s->cmd->name;
 	m->kind = M_VALUE;
@@ -514,7 +598,8 @@ static int trace_prepare(struct session *s)
 		 o->cond ? o->cond : "");
 	snprintf(m->events[0].role, sizeof(m->events[0].role), "event");
 	snprintf(m->events[0].spec, sizeof(m->events[0].spec), "%s", t->ev.text);
-	snprintf(m->events[0].attach, sizeof(m->events[0].attach), "tracepoint");
+	snprintf(m->events[0].attach, sizeof(m->events[0].attach), "%s",
+		 t->typed ? "raw_tracepoint" : "tracepoint");
 	return load(t, o);
 }
 
@@ -530,7 +615,11 @@ static int trace_attach(struct session *s)
 				       s->opt->every_ns);
 	if (t->tick)
 		return err;
-	l = bpf_program__attach_tracepoint(t->skel->progs.trace_event, t->ev.category, t->ev.name);
+	if (t->typed)
+		l = bpf_program__attach_raw_tracepoint(t->skel->progs.trace_raw, t->ev.name);
+	else
+		l = bpf_program__attach_tracepoint(t->skel->progs.trace_event, t->ev.category,
+						   t->ev.name);
 	err = engine_link(&t->eng, l);
 	if (!err && t->cfg.enter) {
 		l = bpf_program__attach_tracepoint(t->skel->progs.trace_enter, "syscalls",

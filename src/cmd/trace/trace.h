@@ -14,7 +14,8 @@
 #define TRACE_STR_MAX 2		/* strings read per record */
 #define TRACE_STR_LEN 256
 #define TRACE_RING_BYTES (1 << 20)
-#define TRACE_PATH_MAX 4	/* kernel variables (and paths through them) */
+#define TRACE_PATH_MAX 8	/* arguments, kernel variables, paths through them
+				 * (a power of two: the BPF side masks) */
 #define TRACE_PATH_STR 64	/* bytes of such a text */
 
 /* A string the record points to. */
@@ -47,6 +48,7 @@ struct trace_cfg {
 	unsigned char jiffies;		/* read bpf_jiffies64() */
 	unsigned char npath;
 	struct kpath path[TRACE_PATH_MAX];
+	unsigned char whole[TRACE_PATH_MAX];	/* path i is argument path[i].arg itself */
 };
 
 struct tr_rec {

@@ -14,9 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
-#include <linux/perf_event.h>
 #include <sys/epoll.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -835,33 +833,6 @@ int engine_link(struct engine *e, struct bpf_link *l)
 	if (!l)
 		return -errno;
 	return engine_links_add(&e->links, l);
-}
-
-int engine_cpu_clock(struct engine *e, struct bpf_program *prog, int cpu,
-		     unsigned long long period_ns)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.size = sizeof(attr),
-		.sample_period = period_ns,
-	};
-	int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC), err;
-
-	if (fd < 0) {
-		err = -errno;
-		if (err != -ENODEV)
-			kd_err("failed to open the cpu-clock event on CPU %d: %s", cpu,
-			       strerror(-err));
-		return err;
-	}
-	err = engine_link(e, bpf_program__attach_perf_event(prog, fd));
-	if (err) {
-		close(fd);
-		kd_err("failed to attach %s to CPU %d's clock: %s", bpf_program__name(prog), cpu,
-		       strerror(-err));
-	}
-	return err;
 }
 
 struct destroy_slice {

@@ -31,7 +31,6 @@
 struct bpf_object;
 struct bpf_object_skeleton;
 struct bpf_link;
-struct bpf_program;
 struct hist;
 struct ring_buffer;
 struct measurement;
@@ -110,11 +109,6 @@ void engine_close(struct engine *e);
 int engine_fd(struct engine *e, int fd, bool prog);
 /* Keep link l (NULL: failed, errno set): 0, or -errno (l destroyed). */
 int engine_link(struct engine *e, struct bpf_link *l);
-/* Run prog every period_ns of CPU cpu's clock (a cpu-clock perf event,
- * whose timer fires in idle too), kept as a link: 0, -ENODEV for a CPU
- * that is offline (not said), or -errno after one line naming the CPU. */
-int engine_cpu_clock(struct engine *e, struct bpf_program *prog, int cpu,
-		     unsigned long long period_ns);
 int engine_links_add(struct engine_links *l, struct bpf_link *link);
 /* Destroy the links from index `from` on, in parallel when there are many. */
 void engine_links_truncate(struct engine_links *l, size_t from);

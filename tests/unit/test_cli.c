@@ -43,6 +43,7 @@ static const char *const sample[NR_OPTS][4] = {
 	[O_MATCH] = { "--match", "fifo" },
 	[O_FIELDS] = { "--fields", "ret,filename" },
 	[O_MAX_RATE] = { "--max-rate", "100/s" },
+	[O_EVERY] = { "--every", "250ms" },
 	[O_MAX_BUCKETS] = { "--max-buckets", "64" },
 	[O_ATTACH] = { "--attach", "kprobe" },
 	[O_FREQUENCY] = { "-F", "49" },
@@ -259,6 +260,8 @@ static void test_outlier_options(void)
 	      o.stack);
 	check("--max-rate 100/s", !parse(cli_find_command("trace"), sample[O_MAX_RATE], &o) &&
 	      o.max_rate == 100, NULL);
+	check("--every 250ms", !parse(cli_find_command("trace"), sample[O_EVERY], &o) &&
+	      o.every_ns == 250000000ULL, "%llu", (unsigned long long)o.every_ns);
 }
 
 static void test_max_groups_default(void)

@@ -6,6 +6,7 @@
  */
 #include "cmd/stacks/stackcmd.h"
 #include "profile.skel.h"
+#include "kernel/cpuclock.h"
 #include "lib/util.h"
 #include "cmd/command.h"
 
@@ -78,7 +79,7 @@ static int profile_attach(struct session *s)
 
 	for (int cpu = 0; cpu < p->sc.eng.ncpu; cpu++) {
 		/* a fixed period in ns: every sample weighs the same time */
-		err = engine_cpu_clock(&p->sc.eng, p->skel->progs.on_sample, cpu,
+		err = cpu_clock_attach(&p->sc.eng, p->skel->progs.on_sample, cpu,
 				       1000000000ULL / s->opt->freq);
 		if (err == -ENODEV)	/* possible but offline CPU */
 			continue;

@@ -20,6 +20,7 @@
 #include "kernel/spec.h"
 #include "trace.skel.h"
 #include "kernel/tracefs.h"
+#include "kernel/cpuclock.h"
 #include "lib/util.h"
 #include "view/format.h"
 #include "cmd/command.h"
@@ -611,7 +612,7 @@ static int trace_attach(struct session *s)
 
 	/* the first CPU online */
 	for (int cpu = 0; t->tick && err == -ENODEV && cpu < t->eng.ncpu; cpu++)
-		err = engine_cpu_clock(&t->eng, t->skel->progs.trace_tick, cpu,
+		err = cpu_clock_attach(&t->eng, t->skel->progs.trace_tick, cpu,
 				       s->opt->every_ns);
 	if (t->tick)
 		return err;

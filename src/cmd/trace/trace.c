@@ -197,6 +197,11 @@ static int add_variable(struct trace *t, const char *name)
 	*tf = (struct tfield){ .name = tf->expr };
 	snprintf(tf->expr, sizeof(tf->expr), "%s", name);
 	err = add_path(t, "--fields", name, &tf->kt, &tf->slot);
+	/* named without a cast of an argument: sk->snd_una, not
+	 * (struct tcp_sock *)sk->snd_una (a variable's cast stays: it may be
+	 * all that tells (unsigned long)jiffies from jiffies) */
+	if (!err && tf->slot >= 0 && t->cfg.path[tf->slot].base == KPATH_ARG && name[0] == '(')
+		tf->name = strchr(tf->expr, ')') + 1;
 	if (err)
 		return err;
 	tf->how = tf->slot < 0 ? SHOW_JIFFIES : SHOW_PATH;

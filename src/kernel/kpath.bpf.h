@@ -10,28 +10,6 @@
 
 #include "kernel/kpath.h"
 
-/* The verifier rejects a ctx access at a computed offset, even one known
- * from rodata, and clang folds a switch of loads back into one: each
- * argument is its own constant-offset load in asm. */
-#define RAW_ARG(ctx, n) ({ __u64 _v; \
-	asm volatile("%0 = *(u64 *)(%1 + " #n ")" : "=r"(_v) : "r"(ctx)); _v; })
-
-/* Argument idx of a raw tracepoint or a function (fentry, fexit), where
- * paths start.  idx must be known from rodata: the loads of the others go
- * as dead code, so the program reads no further than the event has. */
-static __always_inline __u64 raw_arg(void *ctx, unsigned int idx)
-{
-	switch (idx) {
-	case 0: return RAW_ARG(ctx, 0);
-	case 1: return RAW_ARG(ctx, 8);
-	case 2: return RAW_ARG(ctx, 16);
-	case 3: return RAW_ARG(ctx, 24);
-	case 4: return RAW_ARG(ctx, 32);
-	case 5: return RAW_ARG(ctx, 40);
-	default: return RAW_ARG(ctx, 48);	/* fexit: a 6-argument function's return */
-	}
-}
-
 /* The address of p's final read, starting from base (the argument). */
 static __always_inline int kpath_addr(const volatile struct kpath *p, __u64 base, __u64 *addr)
 {

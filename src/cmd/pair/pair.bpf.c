@@ -19,6 +19,7 @@
 #include "kernel/cond.bpf.h"
 #include "cmd/pair/record.bpf.h"
 #include "kernel/procnote.bpf.h"
+#include "kernel/args.bpf.h"
 #include "kernel/kpath.bpf.h"
 #include "kernel/dense.bpf.h"
 
@@ -116,50 +117,9 @@ struct {
 
 static const struct hist zero_hist;
 
-/* A register of a kprobe's or uprobe's pt_regs.  The verifier allows only
- * loads at a constant offset from the context itself, and clang may hoist
- * the address of a field (ctx + 80) out of a switch of loads, which the
- * verifier then refuses ("dereference of modified ctx ptr"): one load in asm
- * per register. */
-#define REG(ctx, field) ({ __u64 _v;						\
-	asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(_v)			\
-		     : "r"(ctx), "i"(__builtin_offsetof(struct pt_regs, field))); _v; })
-
-/* The calling convention, by the target the Makefile compiles for */
-#if defined(__TARGET_ARCH_arm64)
-/* arm64: the arguments in x0-x7, the return value in x0 */
-#define REG_RET regs[0]
-#define REG_A0 regs[0]
-#define REG_A1 regs[1]
-#define REG_A2 regs[2]
-#define REG_A3 regs[3]
-#define REG_A4 regs[4]
-#define REG_A5 regs[5]
-#elif defined(__TARGET_ARCH_x86)
-/* x86-64: the arguments in di, si, dx, cx, r8, r9, the return value in ax */
-#define REG_RET ax
-#define REG_A0 di
-#define REG_A1 si
-#define REG_A2 dx
-#define REG_A3 cx
-#define REG_A4 r8
-#define REG_A5 r9
-#else
-#error "no calling convention for this __TARGET_ARCH"
-#endif
-
 static __always_inline __u64 read_regs(struct pt_regs *regs, const volatile struct val_src *s)
 {
-	if (s->kind == VAL_RETVAL)
-		return REG(regs, REG_RET);
-	switch (s->idx) {
-	case 0: return REG(regs, REG_A0);
-	case 1: return REG(regs, REG_A1);
-	case 2: return REG(regs, REG_A2);
-	case 3: return REG(regs, REG_A3);
-	case 4: return REG(regs, REG_A4);
-	default: return REG(regs, REG_A5);
-	}
+	return s->kind == VAL_RETVAL ? regs_ret(regs) : regs_arg(regs, s->idx);
 }
 
 /* Argument s->idx (or the return value) of a raw tracepoint or function. */

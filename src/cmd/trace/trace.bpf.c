@@ -15,6 +15,7 @@
 #include "kernel/filter.bpf.h"
 #include "kernel/cond.bpf.h"
 #include "cmd/pair/record.bpf.h"
+#include "kernel/args.bpf.h"
 #include "kernel/kpath.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -6,6 +6,7 @@
 #include "lib/util.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#define ARGS_MAX 6
-#define IDENT "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"	/* the arguments the BPF side reads (pair.bpf.c raw_arg) */
+#define ARGS_MAX 6	/* the arguments the BPF side reads (args.bpf.h) */
+#define IDENT "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 
 static struct btf *vmlinux;
 
@@ -31,6 +32,60 @@ static struct btf *kernel_btf(void)
 			       path ? path : "/sys/kernel/btf/vmlinux", strerror(errno));
 	}
 	return vmlinux;
+}
+
+/* Modules' BTF (/sys/kernel/btf/MODULE, split on the kernel's), loaded
+ * when the kernel's lacks what is looked for, kept. */
+#define MODULES_MAX 1024
+static struct btf *modules[MODULES_MAX];
+static int nmodules = -1;
+
+static void load_modules(void)
+{
+	struct dirent *e;
+	char path[300];
+	DIR *d;
+
+	nmodules = 0;
+	/* a --btf file's ids are not those the modules' BTF is split on */
+	if (engine_open_opts()->btf_custom_path || !kernel_btf())
+		return;
+	d = opendir("/sys/kernel/btf");
+	while (d && (e = readdir(d)) && nmodules < MODULES_MAX) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "vmlinux"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", e->d_name);
+		modules[nmodules] = btf__parse_split(path, vmlinux);
+		if (modules[nmodules])
+			nmodules++;
+	}
+	if (d)
+		closedir(d);
+}
+
+static const struct btf_type *args_proto(const struct btf *b, enum btf_args_of of,
+					 const char *name, int *skip);
+
+/* The BTF that types the arguments of `name` (the kernel's, else, for a
+ * path, a module's: loading every module's BTF costs a tenth of a second
+ * on a distribution's kernel, not paid for a plain name that is no
+ * argument), with their prototype in *proto (NULL: none has them). */
+static const struct btf *args_btf(enum btf_args_of of, const char *name, const char *expr,
+				  const struct btf_type **proto, int *skip)
+{
+	const struct btf *b = kernel_btf();
+
+	*proto = b ? args_proto(b, of, name, skip) : NULL;
+	if (!b || *proto || (!btfpath_is_path(expr) && *expr != '('))
+		return b;
+	if (nmodules < 0)
+		load_modules();
+	for (int i = 0; i < nmodules; i++) {
+		*proto = args_proto(modules[i], of, name, skip);
+		if (*proto)
+			return modules[i];
+	}
+	return b;
 }
 
 bool btfpath_is_path(const char *expr)
@@ -475,10 +530,9 @@ static int resolve_one(enum btf_args_of of, const char *name, const char *what, 
 		return btfpath_is_path(expr) ? bad(what, expr, "expected NAME->member...") : 1;
 	snprintf(base, sizeof(base), "%.*s", n, s);
 	s += n;
-	b = kernel_btf();
+	b = args_btf(of, name, expr, &proto, &skip);
 	if (!b)
 		return -ENOENT;
-	proto = args_proto(b, of, name, &skip);
 	if (!proto) {
 		if (!btfpath_is_path(expr))
 			return 1;
@@ -511,6 +565,7 @@ static int resolve_one(enum btf_args_of of, const char *name, const char *what, 
 
 bool btfpath_is_arg(enum btf_args_of of, const char *name, const char *expr)
 {
+	const char *full = expr;
 	const struct btf *b = kernel_btf();
 	const struct btf_type *proto;
 	char base[64];
@@ -526,7 +581,7 @@ bool btfpath_is_arg(enum btf_args_of of, const char *name, const char *expr)
 	if (!b || !n || n >= (int)sizeof(base))
 		return false;
 	snprintf(base, sizeof(base), "%.*s", n, expr);
-	proto = args_proto(b, of, name, &skip);
+	b = args_btf(of, name, full, &proto, &skip);
 	return proto && find_arg(b, proto, skip, base, &id) >= 0;
 }
 

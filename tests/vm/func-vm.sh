@@ -314,6 +314,59 @@ test_vm_globals() {
 	pass "switches by the CPU's, CPU 1's runqueue and init_task.comm (groups, switches, wrong groups, losses): $out; jiffies as a variable = bpf_jiffies64(); the same every 200 ms by trace --every"
 }
 
+# func --by PATH: vfs_read's file argument followed to the file's name
+# (fentry where the kernel has it, and by kprobes): 5 one-byte reads by dd
+# of a file are 5 calls under its name; a name longer than the key's 31
+# bytes is cut and counted; functions that hold the argument in different
+# places are refused before anything is loaded.
+test_vm_func_by_path() {
+	local name=kdxpath$$ long=kdxlong$$-abcdefghijklmnopqrstuvwxyz0123456789 path='file->f_path.dentry->d_name.name'
+	local m got cut msg="" reads
+	echo 0123456789 >"$TMP/$name"
+	echo 0123456789 >"$TMP/$long"
+	reads="dd if=$TMP/$name of=/dev/null bs=1 count=5; dd if=$TMP/$long of=/dev/null bs=1 count=2"
+	for m in default kprobe; do
+		local how=()
+		[ $m = kprobe ] && how=(--attach kprobe)
+		"$KDIST" func vfs_read --by "$path" "${how[@]}" -o json -- sh -c "$reads" \
+			>"$TMP/fp.json" 2>"$TMP/fp.err" || { fail "$m: $(tail -3 "$TMP/fp.err")"; return; }
+		got=$(json "$TMP/fp.json" "sum(g['count'] for g in d['groups'] if g['by']['$path'] == '$name')")
+		cut=$(json "$TMP/fp.json" "(d['drops']['text_cut'], sum(g['count'] for g in d['groups'] if g['by']['$path'] == '${long:0:31}'))")
+		[ "$got" = 5 ] && [ "$cut" = "(2, 2)" ] ||
+			msg+="$m: $got calls under $name (5), text_cut and calls of the cut name $cut ((2, 2)); "
+	done
+	# an argument itself: the bytes asked for, 1 in each of dd's 7 reads
+	"$KDIST" func vfs_read --by count -o json -- sh -c "$reads" >"$TMP/fc.json" 2>"$TMP/fc.err" ||
+		{ fail "--by count: $(tail -3 "$TMP/fc.err")"; return; }
+	got=$(json "$TMP/fc.json" "sum(g['count'] for g in d['groups'] if g['by']['count'] == 1)")
+	[ "$got" = 7 ] || msg+="--by count: $got calls of 1 byte (7); "
+	"$KDIST" func vfs_read rw_verify_area --by file -d 1 >/dev/null 2>"$TMP/fd.err"
+	[ $? = 2 ] && grep -q "vfs_read and rw_verify_area read it differently" "$TMP/fd.err" ||
+		msg+="two places: $(cat "$TMP/fd.err"); "
+	nothing_left || msg+="left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs; "
+	[ -z "$msg" ] || { fail "$msg"; return; }
+	pass "vfs_read by $path (default and kprobe): 5 calls under $name, a long name cut and counted twice; by count: 7 of 1 byte; a set that disagrees refused"
+}
+
+# func --by PATH on a module's function, typed by the module's BTF:
+# null_blk's null_queue_rq(hctx, bd) for 25 direct writes of 4 KiB to its
+# device are 25 requests of bd->rq->__data_len 4096 (all of them: the
+# block layer may issue from a worker, so nothing is filtered).
+test_vm_func_module_path() {
+	grep -q ' null_queue_rq[[:space:]]\+\[null_blk\]' /proc/kallsyms || { skip "null_blk not loaded"; return; }
+	[ -e /sys/kernel/btf/null_blk ] || { skip "no BTF of null_blk (CONFIG_DEBUG_INFO_BTF_MODULES)"; return; }
+	local pid got
+	"$KDIST" func null_queue_rq --by 'bd->rq->__data_len' -o json >"$TMP/fm.json" 2>"$TMP/fm.err" &
+	pid=$!
+	wait_tracing "$TMP/fm.err" || { fail "kdist did not start: $(cat "$TMP/fm.err")"; kill $pid; return; }
+	"$WL/directio" /dev/nullb0 25 4096
+	kill -INT $pid
+	wait $pid || { fail "kdist exited $?: $(tail -3 "$TMP/fm.err")"; return; }
+	got=$(json "$TMP/fm.json" "[(g['by']['bd->rq->__data_len'], g['count']) for g in d['groups']]")
+	[ "$got" = "[(4096, 25)]" ] || { fail "requests by length: $got, expected [(4096, 25)]"; return; }
+	pass "null_queue_rq by bd->rq->__data_len (null_blk's BTF): 25 requests of 4096 bytes"
+}
+
 # vm_module NAME ARGS...: load a module of the booted kernel, dependencies
 # first (modules.dep of the unpacked package; the host's / has no modules
 # of this kernel, so no modprobe)

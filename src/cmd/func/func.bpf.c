@@ -20,6 +20,8 @@
 #include "kernel/common.bpf.h"
 #include "kernel/filter.bpf.h"
 #include "kernel/procnote.bpf.h"
+#include "kernel/args.bpf.h"
+#include "kernel/kpath.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -128,7 +130,25 @@ static __always_inline bool count_bucket(struct func_val *v, __u64 x)
 	return true;
 }
 
-static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested)
+/* --by PATH of a call whose argument at the entry was arg, into k. */
+static __always_inline void key_path(struct func_key *k, __u64 arg)
+{
+	bool cut = false;
+	int err = KPATH_OK;
+
+	if (cfg.path_whole)
+		k->num = arg;
+	else if (cfg.path_text)
+		err = kpath_str(&cfg.path, arg, k->text, sizeof(k->text), &cut);
+	else
+		err = kpath_num(&cfg.path, arg, &k->num);
+	if (err)
+		drop(err == KPATH_NULL ? FDROP_PATH_NULL : FDROP_PATH_FAULT);
+	if (cut)
+		drop(FDROP_TEXT_CUT);
+}
+
+static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested, __u64 arg)
 {
 	struct func_val *v;
 
@@ -145,6 +165,8 @@ static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested
 			bpf_get_current_comm(k.comm, sizeof(k.comm));
 		if (cfg.by_cgroup)
 			k.cgroup = bpf_get_current_cgroup_id();
+		if (cfg.by_path)
+			key_path(&k, arg);
 		v = group_value(&group_vals, &k, &zero_val, &full);
 		if (!v) {
 			if (full)
@@ -206,7 +228,8 @@ static __always_inline __u32 func_id(void *ctx)
 	return id;
 }
 
-static __always_inline int on_entry(void *ctx)
+/* fentry: ctx is the function's arguments, else pt_regs */
+static __always_inline int on_entry(void *ctx, bool fentry)
 {
 	__u32 id = func_id(ctx);
 	struct func_stack *s;
@@ -240,6 +263,8 @@ static __always_inline int on_entry(void *ctx)
 	f->id = id;
 	f->nested = nested;
 	f->child = 0;
+	if (cfg.by_path)
+		f->arg = fentry ? raw_arg(ctx, cfg.path.arg) : regs_arg(ctx, cfg.path.arg);
 	s->depth = d + 1;
 	f->ts = bpf_ktime_get_ns();	/* last, so our own cost is not timed */
 	return 0;
@@ -247,7 +272,7 @@ static __always_inline int on_entry(void *ctx)
 
 static __always_inline int on_return(void *ctx)
 {
-	__u64 ts = bpf_ktime_get_ns(), incl, self;
+	__u64 ts = bpf_ktime_get_ns(), incl, self, arg;
 	__u32 id = func_id(ctx);
 	struct func_stack *s;
 	struct func_frame *f;
@@ -289,6 +314,7 @@ static __always_inline int on_return(void *ctx)
 	incl = ts - f->ts;
 	self = f->child < incl ? incl - f->child : 0;
 	nested = f->nested;
+	arg = f->arg;
 	if (at > 0)
 		s->f[(at - 1) & (FUNC_MAX_DEPTH - 1)].child += incl;
 	s->depth = at;
@@ -300,30 +326,31 @@ static __always_inline int on_return(void *ctx)
 	}
 	if (cfg.slow_ns && incl > cfg.slow_ns)
 		slow_call(ctx, id, incl, ts);
-	record(id, incl, self, nested);
+	record(id, incl, self, nested, arg);
 	return 0;
 }
 
 /* kprobes, kretprobes, uprobes and uretprobes */
 SEC("kprobe")
-int func_entry(struct pt_regs *ctx) { return on_entry(ctx); }
+int func_entry(struct pt_regs *ctx) { return on_entry(ctx, false); }
 SEC("kprobe")
 int func_exit(struct pt_regs *ctx) { return on_return(ctx); }
 /* the same, loaded for kprobe.multi links */
 SEC("kprobe.multi")
-int func_entry_multi(struct pt_regs *ctx) { return on_entry(ctx); }
+int func_entry_multi(struct pt_regs *ctx) { return on_entry(ctx, false); }
 SEC("kprobe.multi")
 int func_exit_multi(struct pt_regs *ctx) { return on_return(ctx); }
 /* the same, loaded for uprobe.multi links (Linux 6.6): libbpf 1.1 knows no
  * such section, func.c sets the expected attach type before loading */
 SEC("kprobe")
-int func_entry_umulti(struct pt_regs *ctx) { return on_entry(ctx); }
+int func_entry_umulti(struct pt_regs *ctx) { return on_entry(ctx, false); }
 SEC("kprobe")
 int func_exit_umulti(struct pt_regs *ctx) { return on_return(ctx); }
 /* fentry/fexit templates: loaded against one function (func.c sets it),
  * copied for each traced function.  They read nothing of ctx but the
- * cookie, so one copy fits any function's arguments. */
+ * cookie and --by PATH's argument, which every function of the set has
+ * at the same place (func_by_path), so one copy fits each. */
 SEC("fentry")
-int func_fentry(void *ctx) { return on_entry(ctx); }
+int func_fentry(void *ctx) { return on_entry(ctx, true); }
 SEC("fexit")
 int func_fexit(void *ctx) { return on_return(ctx); }

@@ -6,6 +6,7 @@
  */
 #include "cmd/func/func_int.h"
 #include "func.skel.h"
+#include "kernel/btfpath.h"
 #include "kernel/container.h"
 #include "kernel/keys.h"
 #include "kernel/spec.h"
@@ -37,9 +38,12 @@ static int configure(struct func *fp, struct options *o)
 			c->by_comm = 1;
 		else if (!strcmp(names[i], "cgroup") || cg_field_of(names[i]) >= 0)
 			c->by_cgroup = 1;
+		else if (!fp->by_path[0])	/* resolved once the functions are known */
+			snprintf(fp->by_path, sizeof(fp->by_path), "%s", names[i]);
 		else {
 			kd_err("bad --by '%s': func groups by pid, tid, comm, cgroup, container, "
-			       "pod, namespace or unit", names[i]);
+			       "pod, namespace, unit and one argument or path ('%s' is one)",
+			       names[i], fp->by_path);
 			return -EINVAL;
 		}
 		/* the cgroup id, named by the :container... formatters */
@@ -53,6 +57,59 @@ static int configure(struct func *fp, struct options *o)
 	}
 	c->grouped = n > 0;
 	task_filter_set(&c->filter, o);
+	return 0;
+}
+
+/* --by PATH: an argument of each function of the set, or a path through
+ * it, which must read the same (argument, offsets, type) in every one:
+ * one configuration serves them all. */
+static int func_by_path(struct func *fp)
+{
+	struct kpath kp, first = { 0 };
+	struct kpath_type kt, t0 = { 0 };
+	bool whole, whole0 = false;
+	const char *f0 = NULL;
+	int err;
+
+	for (size_t i = 0; i < fp->n; i++) {
+		const struct fn *f = &fp->fns[i];
+
+		if (f->path) {
+			kd_err("bad --by '%s': paths read kernel functions' arguments (BTF), not "
+			       "those of %s", fp->by_path, f->label);
+			return -EINVAL;
+		}
+		err = btfpath_resolve(BTF_ARGS_FUNC, f->name, f->label, fp->by_path, &kp, &kt,
+				      &whole);
+		if (err > 0) {
+			kd_err("bad --by '%s': %s has no argument of that name", fp->by_path,
+			       f->label);
+			return -EINVAL;
+		}
+		if (err)
+			return err;
+		if (!f0) {
+			f0 = f->label;
+			first = kp;
+			t0 = kt;
+			whole0 = whole;
+		} else if (memcmp(&kp, &first, sizeof(kp)) || whole != whole0 ||
+			   kt.show != t0.show) {
+			kd_err("bad --by '%s': %s and %s read it differently (argument %d and %d, "
+			       "or the types on the way): give functions that agree", fp->by_path,
+			       f0, f->label, first.arg + 1, kp.arg + 1);
+			return -EINVAL;
+		}
+	}
+	fp->cfg.by_path = 1;
+	fp->cfg.path = first;
+	fp->cfg.path_whole = whole0;
+	fp->cfg.path_text = t0.show == KSHOW_STR;
+	fp->by_path_enum = t0.show == KSHOW_ENUM ? t0.enum_id : 0;
+	for (int j = 1; j < fp->header.nby; j++)
+		if (!strcmp(fp->header.by[j], fp->by_path))
+			fp->header.by_fmt[j] = t0.show == KSHOW_HEX ? FMT_HEX :
+					       t0.show == KSHOW_SIGNED ? FMT_SIGNED : FMT_AUTO;
 	return 0;
 }
 
@@ -96,6 +153,8 @@ static int func_prepare(struct session *s)
 		       "(see -v)", fp->skipped);
 		err = -ENOENT;
 	}
+	if (!err && fp->by_path[0])
+		err = func_by_path(fp);
 	free(pt.kernel);
 	free(pt.user);
 	free(pt.excl);

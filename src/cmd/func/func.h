@@ -5,12 +5,14 @@
 #define KDIST_FUNC_H
 
 #include "kernel/filter.h"
+#include "kernel/kpath.h"
 #include "model/hist.h"
 
 /* Frames of the per-thread shadow stack.  Deeper calls are counted as
  * depth_overflow and not timed (their callers still are). */
 #define FUNC_MAX_DEPTH 32
 #define FUNC_STR_LEN 16
+#define FUNC_TEXT_LEN 32	/* a text read through --by PATH */
 
 /* A function's buckets are kept in pages of FUNC_PAGE_SLOTS, taken per CPU
  * from a pool (func_pages) when a value first falls into them: the memory
@@ -38,6 +40,12 @@ struct func_cfg {
 	struct task_filter filter;
 	unsigned long long slow_ns;	/* --slower-than: calls over it go to slow_calls */
 	unsigned char slow_stack;	/* --stack: their stacks, taken at the return */
+	/* --by PATH: an argument (path.arg, kept at the entry) or a path
+	 * through it, followed at the return */
+	unsigned char by_path;
+	unsigned char path_whole;	/* the argument itself */
+	unsigned char path_text;	/* a text, into func_key.text */
+	struct kpath path;
 };
 
 /* One call slower than --slower-than, through the ring buffer slow_calls. */
@@ -56,6 +64,7 @@ struct func_frame {
 	unsigned int nested;		/* an activation of id is below on the stack */
 	unsigned long long ts;		/* entry time */
 	unsigned long long child;	/* inclusive time of traced callees */
+	unsigned long long arg;		/* --by PATH: its argument at the entry */
 };
 
 struct func_stack {
@@ -70,7 +79,9 @@ struct func_key {
 	unsigned int tid;
 	unsigned int pad;
 	unsigned long long cgroup;	/* the thread's cgroup v2 id */
+	unsigned long long num;		/* --by PATH: a number */
 	char comm[FUNC_STR_LEN];
+	char text[FUNC_TEXT_LEN];	/* --by PATH: a text */
 };
 
 /* Per function (and group), per CPU.  h records the inclusive time of every
@@ -95,6 +106,9 @@ enum func_drop {
 	FDROP_GROUP_FULL,	/* group table full */
 	FDROP_OUTPUT,		/* ring buffer of slow calls full */
 	FDROP_BUCKETS_FULL,	/* a call whose bucket page the pool could not give */
+	FDROP_PATH_NULL,	/* --by PATH met a NULL pointer */
+	FDROP_PATH_FAULT,	/* --by PATH: a read the kernel refused */
+	FDROP_TEXT_CUT,		/* --by PATH: a text longer than FUNC_TEXT_LEN - 1, cut */
 	NR_FDROPS,
 };
 

@@ -51,6 +51,8 @@ struct func {
 	struct engine eng;	/* its links: every link, kernel or user */
 	struct progress *progress;	/* while attaching: the functions tried */
 	struct stack_syms *syms;	/* --stack */
+	char by_path[64];	/* --by PATH, as given */
+	int by_path_enum;	/* its enum's BTF id, when it is one */
 	struct measurement header;
 };
 

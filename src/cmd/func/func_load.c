@@ -27,6 +27,9 @@ static const char *const drop_names[NR_FDROPS] = {
 	[FDROP_GROUP_FULL] = "group_table_full",
 	[FDROP_OUTPUT] = "output_dropped",
 	[FDROP_BUCKETS_FULL] = "buckets_full",
+	[FDROP_PATH_NULL] = "path_null",
+	[FDROP_PATH_FAULT] = "path_fault",
+	[FDROP_TEXT_CUT] = "text_cut",
 };
 
 /* One line (or JSON line) per call slower than --slower-than. */
@@ -216,7 +219,9 @@ int func_load(struct func *fp, struct options *o)
 					  is_umulti ? fp->umulti :
 					  fp->nuser || (fp->kprobes && !fp->multi));
 	}
-	err = engine_load(&fp->eng, fp->skel->skeleton, drop_names, NR_FDROPS);
+	/* the path's counters only where there is one */
+	err = engine_load(&fp->eng, fp->skel->skeleton, drop_names,
+			  fp->cfg.by_path ? NR_FDROPS : FDROP_PATH_NULL);
 	if (!err && o->slower_ns)
 		err = events_add(bpf_map__fd(fp->skel->maps.slow_calls), print_slow, fp);
 	if (!err && o->stack) {

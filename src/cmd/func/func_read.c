@@ -2,6 +2,7 @@
 /* kdist func: the BPF maps and bucket pages read into the measurement. */
 #include "cmd/func/func_int.h"
 #include "func.skel.h"
+#include "kernel/btfpath.h"
 #include "kernel/keys.h"
 
 #include <errno.h>
@@ -80,6 +81,17 @@ struct func_sum {
 	unsigned long long total, self;
 };
 
+/* --by PATH's value in key k: a text, an enum's name, or a number. */
+static struct m_value path_value(const struct func *fp, const struct func_key *k)
+{
+	const char *name;
+
+	if (fp->cfg.path_text)
+		return mv_text(m_intern(k->text, strnlen(k->text, sizeof(k->text))));
+	name = fp->by_path_enum ? btfpath_enum_name(fp->by_path_enum, (long long)k->num) : NULL;
+	return name ? mv_text(name) : mv_num(k->num);
+}
+
 static int add_group(struct func *fp, struct measurement *m, const struct func_key *k,
 		     const struct func_sum *v)
 {
@@ -95,6 +107,8 @@ static int add_group(struct func *fp, struct measurement *m, const struct func_k
 			key[j] = mv_text(m_intern(k->comm, FUNC_STR_LEN));
 		else if (!strcmp(by, "pid") || !strcmp(by, "tid"))
 			key[j] = mv_num(!strcmp(by, "pid") ? k->pid : k->tid);
+		else if (!strcmp(by, fp->by_path))
+			key[j] = path_value(fp, k);
 		else	/* the cgroup, or its container, pod... */
 			key[j] = key_normalize(mv_num(k->cgroup), fp->header.by_fmt[j]);
 		if (key[j].type == MV_TEXT && !key[j].text)

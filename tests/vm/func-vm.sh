@@ -64,20 +64,24 @@ has() { "$KDIST" probe | grep -qE "^ +$1 +yes"; }
 # plus pipe_read's total (2%: probe costs land in self times).  METHOD is
 # the attach method the JSON must name.
 func_pipe_reads() {
-	local want=$1 f=$TMP/reads.json calls pc vt vs pt kt ks how
+	local want=$1 f=$TMP/reads.json calls pc vt vs pt kt ks vm how
 	shift
 	"$KDIST" func "$@" ksys_read vfs_read pipe_read --by comm -o json \
 		-- sh -c "$(pipe_reads)" >"$f" 2>"$TMP/reads.err" ||
 		{ fail "kdist func $*: $(cat "$TMP/reads.err")"; return; }
 	# one python run for all values: each costs seconds under TCG
-	read -r how calls pc vt vs pt kt ks <<<"$(json "$f" "' '.join([d['events'][0]['attach']] + [str([g for g in d['groups'] if g['by'] == {'function': fn, 'comm': 'dd'}][0][k]) for fn, k in (('vfs_read', 'count'), ('pipe_read', 'count'), ('vfs_read', 'total'), ('vfs_read', 'self'), ('pipe_read', 'total'), ('ksys_read', 'total'), ('ksys_read', 'self'))])")"
+	read -r how calls pc vt vs pt kt ks vm <<<"$(json "$f" "' '.join([d['events'][0]['attach']] + [str(int([g for g in d['groups'] if g['by'] == {'function': fn, 'comm': 'dd'}][0][k])) for fn, k in (('vfs_read', 'count'), ('pipe_read', 'count'), ('vfs_read', 'total'), ('vfs_read', 'self'), ('pipe_read', 'total'), ('ksys_read', 'total'), ('ksys_read', 'self'), ('vfs_read', 'max'))])")"
 	[ "$how" = "$want" ] || { fail "attached with $how, expected $want"; return; }
 	exact "${pc:-0}" $READS "$f" || { fail "dd: $pc pipe_read calls, expected $READS"; return; }
 	[ "${calls:-0}" -ge $READS ] || { fail "dd: $calls vfs_read calls, expected >= $READS"; return; }
 	[ "$vs" -lt "$vt" ] && [ "$ks" -lt "$kt" ] ||
 		{ fail "self not below total: vfs_read $vs/$vt, ksys_read $ks/$kt"; return; }
 	within $((vs + pt)) "$vt" 2 || { fail "vfs_read: self $vs + pipe_read $pt != total $vt"; return; }
-	within $((ks + vt)) "$kt" 2 || { fail "ksys_read: self $ks + vfs_read $vt != total $kt"; return; }
+	# ksys_read: its self time and the vfs_read calls under it; vfs_read's
+	# total also holds the calls outside it (ld.so's pread64 of its
+	# libraries), at most calls - READS of them, none longer than its max
+	[ $((ks + vt)) -ge $((kt - kt / 50)) ] && [ $((ks + vt)) -le $((kt + kt / 50 + (calls - READS) * vm)) ] ||
+		{ fail "ksys_read: self $ks + vfs_read $vt, total $kt: apart by more than $((calls - READS)) calls outside read(2) of at most $vm ns"; return; }
 	nothing_left || { fail "left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs"; return; }
 	pass "$how: dd: $pc pipe_read, $calls vfs_read calls for $READS reads; vfs_read $vt = self $vs + pipe_read $pt ns"
 }
@@ -338,10 +342,10 @@ test_vm_func_by_path() {
 	# an argument itself: the bytes asked for, 1 in each of dd's 7 reads
 	"$KDIST" func vfs_read --by count -o json -- sh -c "$reads" >"$TMP/fc.json" 2>"$TMP/fc.err" ||
 		{ fail "--by count: $(tail -3 "$TMP/fc.err")"; return; }
-	got=$(json "$TMP/fc.json" "sum(g['count'] for g in d['groups'] if g['by']['count'] == 1)")
+	got=$(json "$TMP/fc.json" "sum(g['count'] for g in d['groups'] if str(g['by']['count']) == '1')")
 	[ "$got" = 7 ] || msg+="--by count: $got calls of 1 byte (7); "
 	"$KDIST" func vfs_read rw_verify_area --by file -d 1 >/dev/null 2>"$TMP/fd.err"
-	[ $? = 2 ] && grep -q "vfs_read and rw_verify_area read it differently" "$TMP/fd.err" ||
+	[ $? = 2 ] && grep -qE "(vfs_read and rw_verify_area|rw_verify_area and vfs_read) read it differently" "$TMP/fd.err" ||
 		msg+="two places: $(cat "$TMP/fd.err"); "
 	nothing_left || msg+="left behind: $(kprobes_active) kprobes, $(bpf_leftovers) programs; "
 	[ -z "$msg" ] || { fail "$msg"; return; }

@@ -130,22 +130,39 @@ static __always_inline bool count_bucket(struct func_val *v, __u64 x)
 	return true;
 }
 
-/* --by PATH of a call whose argument at the entry was arg, into k. */
-static __always_inline void key_path(struct func_key *k, __u64 arg)
+static __always_inline void path_count(int err, bool cut)
 {
-	bool cut = false;
-	int err = KPATH_OK;
-
-	if (cfg.path_whole)
-		k->num = arg;
-	else if (cfg.path_text)
-		err = kpath_str(&cfg.path, arg, k->text, sizeof(k->text), &cut);
-	else
-		err = kpath_num(&cfg.path, arg, &k->num);
 	if (err)
 		drop(err == KPATH_NULL ? FDROP_PATH_NULL : FDROP_PATH_FAULT);
 	if (cut)
 		drop(FDROP_TEXT_CUT);
+}
+
+/* --by PATH at a call's entry, for its frame: the number, or for a text
+ * the argument it is read through at the return (by then a number may
+ * have changed: a request's length is 0 once it completed). */
+static __always_inline __u64 path_at_entry(void *ctx, bool fentry)
+{
+	__u64 arg = fentry ? raw_arg(ctx, cfg.path.arg) : regs_arg(ctx, cfg.path.arg), v = 0;
+
+	if (cfg.path_whole || cfg.path_text)
+		return arg;
+	path_count(kpath_num(&cfg.path, arg, &v), false);
+	return v;
+}
+
+/* --by PATH of a call into its key, from its frame's by. */
+static __always_inline void key_path(struct func_key *k, __u64 by)
+{
+	bool cut = false;
+	int err;
+
+	if (!cfg.path_text) {
+		k->num = by;
+		return;
+	}
+	err = kpath_str(&cfg.path, by, k->text, sizeof(k->text), &cut);
+	path_count(err, cut);
 }
 
 static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested, __u64 arg)
@@ -264,7 +281,7 @@ static __always_inline int on_entry(void *ctx, bool fentry)
 	f->nested = nested;
 	f->child = 0;
 	if (cfg.by_path)
-		f->arg = fentry ? raw_arg(ctx, cfg.path.arg) : regs_arg(ctx, cfg.path.arg);
+		f->by = path_at_entry(ctx, fentry);
 	s->depth = d + 1;
 	f->ts = bpf_ktime_get_ns();	/* last, so our own cost is not timed */
 	return 0;
@@ -314,7 +331,7 @@ static __always_inline int on_return(void *ctx)
 	incl = ts - f->ts;
 	self = f->child < incl ? incl - f->child : 0;
 	nested = f->nested;
-	arg = f->arg;
+	arg = f->by;
 	if (at > 0)
 		s->f[(at - 1) & (FUNC_MAX_DEPTH - 1)].child += incl;
 	s->depth = at;

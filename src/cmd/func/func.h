@@ -40,8 +40,9 @@ struct func_cfg {
 	struct task_filter filter;
 	unsigned long long slow_ns;	/* --slower-than: calls over it go to slow_calls */
 	unsigned char slow_stack;	/* --stack: their stacks, taken at the return */
-	/* --by PATH: an argument (path.arg, kept at the entry) or a path
-	 * through it, followed at the return */
+	/* --by PATH: an argument (path.arg) or a path through it: a number
+	 * read at the entry, a text at the return through the argument kept
+	 * at the entry (the frame holds 8 bytes) */
 	unsigned char by_path;
 	unsigned char path_whole;	/* the argument itself */
 	unsigned char path_text;	/* a text, into func_key.text */
@@ -64,7 +65,8 @@ struct func_frame {
 	unsigned int nested;		/* an activation of id is below on the stack */
 	unsigned long long ts;		/* entry time */
 	unsigned long long child;	/* inclusive time of traced callees */
-	unsigned long long arg;		/* --by PATH: its argument at the entry */
+	unsigned long long by;		/* --by PATH: its number at the entry, or
+					 * the argument a text is read through */
 };
 
 struct func_stack {

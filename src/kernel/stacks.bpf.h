@@ -54,6 +54,9 @@ static __always_inline void who_current(void *ctx, struct stack_who *w, int shif
 		w->kstack = stack_id(ctx, 0);
 	if (f & SF_BIT(SF_USTACK))
 		w->ustack = stack_id(ctx, BPF_F_USER_STACK);
+	/* shifted for the waker, this bit is none of the waker's fields */
+	if (f & SF_BIT(SF_CGROUP))
+		w->cgroup = bpf_get_current_cgroup_id();
 }
 
 #endif

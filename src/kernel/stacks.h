@@ -25,6 +25,8 @@ enum stack_field {
 	SF_WAKER_TID,
 	SF_WAKER_KSTACK,
 	SF_WAKER_USTACK,
+	SF_CGROUP,		/* the thread's cgroup v2 id: --by cgroup, and
+				 * container, pod, namespace and unit named from it */
 	NR_STACK_FIELDS,
 };
 
@@ -46,6 +48,7 @@ struct stack_who {
 	int kstack;
 	int ustack;
 	char comm[STACK_COMM_LEN];
+	unsigned long long cgroup;	/* the sampled or blocked thread's only */
 };
 
 struct stack_key {

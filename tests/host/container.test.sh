@@ -403,3 +403,41 @@ test_container_trace_fields() {
 	[ -z "$msg" ] || { fail "$msg: $(head -c 600 "$out")"; return; }
 	pass "trace --fields container,unit,cgroup --if container: the 3 calls of the one container, each named"
 }
+
+# offcpu --by container,comm: 10 sleeps of 10 ms in each of two containers'
+# cgroups; each container's sleeper blocked at least 100 ms and no longer
+# than its own timing of the sleeps; profile --by container: 300 ms of CPU
+# in one container's cgroup are sampled under its id, none under another.
+test_container_stack_views() {
+	local err=$TMP/cts.err pid msg="" a="system.slice/docker-$CT_ID1.scope" b="docker/$CT_ID2"
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	"$KDIST" offcpu --by container,comm,kstack --cgroup "$CT_REL" -o folded >"$TMP/cto.folded" 2>"$err" &
+	pid=$!
+	wait_tracing "$err" || { fail "offcpu did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	KDIST_WL_TIMES=$TMP/cta.times ct_exec "$a" "$WL/sleeper" 10 10
+	KDIST_WL_TIMES=$TMP/ctb.times ct_exec "$b" "$WL/sleeper" 10 10
+	kill -INT $pid
+	wait $pid || { fail "offcpu exited $?: $(cat "$err")"; ct_cleanup; return; }
+	local id t got
+	for id in $CT_ID1 $CT_ID2; do
+		t=$([ $id = $CT_ID1 ] && echo "$TMP/cta.times" || echo "$TMP/ctb.times")
+		# each block under nanosleep lies inside one call the workload timed
+		got=$(folded_sum "$TMP/cto.folded" "^$id;sleeper;.*nanosleep")
+		[ "$got" -ge 100000000 ] && [ "$got" -le "$(wl_times "$t" nanosleep 'sum(v)')" ] ||
+			msg+="offcpu ${id:0:8}: $got ns of sleeper under nanosleep, expected 1e8..$(wl_times "$t" nanosleep 'sum(v)'); "
+	done
+	got=$(cut -d';' -f1 "$TMP/cto.folded" | sort -u | tr '\n' ' ')
+	[ "$got" = "$(printf '%s\n' "$CT_ID1" "$CT_ID2" | sort | tr '\n' ' ')" ] || msg+="offcpu containers: $got; "
+	"$KDIST" profile --by container,comm --cgroup "$CT_REL" -o json >"$TMP/ctp.json" 2>"$err" &
+	pid=$!
+	wait_tracing "$err" || { fail "profile did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+	ct_exec "$a" "$WL/wideloop" 300
+	ct_exec "$b" "$WL/sleeper" 5 10
+	kill -INT $pid
+	wait $pid || { fail "profile exited $?: $(cat "$err")"; ct_cleanup; return; }
+	ct_cleanup
+	got=$(json "$TMP/ctp.json" "(sum(g['count'] for g in d['groups'] if g['by'] == {'container': '$CT_ID1', 'comm': 'wideloop'}), sorted({g['by']['container'] for g in d['groups']} - {'$CT_ID1', '$CT_ID2'}))")
+	[[ $got == "("*", [])" ]] && [ "$(cut -d, -f1 <<<"${got#(}")" -ge 10 ] || msg+="profile: wideloop samples and other containers $got (>= 10, []); "
+	[ -z "$msg" ] || { fail "$msg"; return; }
+	pass "offcpu --by container,comm: each container's 10 sleeps of 10 ms under its id; profile --by container: wideloop's samples under its container ($got)"
+}

@@ -90,7 +90,7 @@ static int prepare(struct session *s, bool waker)
 	struct options *o = s->opt;
 	struct offcpu *p = calloc(1, sizeof(*p));
 	unsigned int allowed = SF_BIT(SF_COMM) | SF_BIT(SF_PID) | SF_BIT(SF_TID) |
-			       SF_BIT(SF_KSTACK) | SF_BIT(SF_USTACK);
+			       SF_BIT(SF_KSTACK) | SF_BIT(SF_USTACK) | SF_BIT(SF_CGROUP);
 	struct stack_cfg *c;
 	unsigned int states;
 	struct bpf_program *prog;

@@ -41,7 +41,8 @@ static int profile_prepare(struct session *s)
 	}
 	err = stack_cmd_init(&p->sc, o, "comm,ustack,kstack",
 			     SF_BIT(SF_COMM) | SF_BIT(SF_PID) | SF_BIT(SF_TID) |
-			     SF_BIT(SF_KSTACK) | SF_BIT(SF_USTACK), sizeof(__u64));
+			     SF_BIT(SF_KSTACK) | SF_BIT(SF_USTACK) | SF_BIT(SF_CGROUP),
+			     sizeof(__u64));
 	if (err)
 		return err;
 	m = &p->sc.header;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The stack commands' shared user side: see stackcmd.h. */
 #include "cmd/stacks/stackcmd.h"
+#include "kernel/container.h"
 #include "kernel/filter.h"
+#include "kernel/keys.h"
 #include "kernel/spec.h"
 #include "lib/util.h"
 #include "cmd/session.h"
@@ -17,7 +19,7 @@ static const char *const field_names[NR_STACK_FIELDS] = {
 	[SF_KSTACK] = "kstack", [SF_USTACK] = "ustack",
 	[SF_WAKER_COMM] = "waker_comm", [SF_WAKER_PID] = "waker_pid",
 	[SF_WAKER_TID] = "waker_tid", [SF_WAKER_KSTACK] = "waker_kstack",
-	[SF_WAKER_USTACK] = "waker_ustack",
+	[SF_WAKER_USTACK] = "waker_ustack", [SF_CGROUP] = "cgroup",
 };
 
 static const char *const drop_names[NR_SDROPS] = {
@@ -32,24 +34,32 @@ int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *df
 		   unsigned int allowed, size_t value_size)
 {
 	char names[M_MAX_BY][64], list[256] = "";
-	int n;
+	int n, err;
 
 	n = name_list_parse(o->by ? o->by : dflt, names, M_MAX_BY, "--by");
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
-		int f = 0;
+		int f = 0, cg = cg_field_of(names[i]);
 
 		while (f < NR_STACK_FIELDS && strcmp(names[i], field_names[f]))
 			f++;
+		if (cg >= 0)
+			f = SF_CGROUP;
 		if (f == NR_STACK_FIELDS || !(allowed & SF_BIT(f))) {
 			for (f = 0; f < NR_STACK_FIELDS; f++)
 				if (allowed & SF_BIT(f))
 					snprintf(list + strlen(list), sizeof(list) - strlen(list),
-						 "%s%s", list[0] ? ", " : "", field_names[f]);
+						 "%s%s", list[0] ? ", " : "", f == SF_CGROUP ?
+						 "cgroup, container, pod, namespace, unit" :
+						 field_names[f]);
 			kd_err("bad --by '%s': expected %s", names[i], list);
 			return -EINVAL;
 		}
+		/* the cgroup's id, or its container, pod... named from it */
+		sc->fmt[i] = cg >= 0 ? FMT_CONTAINER + cg : FMT_AUTO;
+		if (cg >= 0 && (err = key_prepare(sc->fmt[i])))
+			return err;
 		sc->by[i] = f;
 		sc->fields |= SF_BIT(f);
 		snprintf(sc->header.by[i], sizeof(sc->header.by[i]), "%s", names[i]);
@@ -99,11 +109,13 @@ int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 		   0;
 }
 
-static struct m_value field_value(struct stack_cmd *sc, enum stack_field f,
-				  const struct stack_key *k)
+static struct m_value field_value(struct stack_cmd *sc, int i, const struct stack_key *k)
 {
-	const struct stack_who *w = f >= SF_WAKER_COMM ? &k->waker : &k->who;
+	enum stack_field f = sc->by[i];
+	const struct stack_who *w = f >= SF_WAKER_COMM && f != SF_CGROUP ? &k->waker : &k->who;
 
+	if (f == SF_CGROUP)
+		return key_normalize(mv_num(k->who.cgroup), sc->fmt[i]);
 	switch (f >= SF_WAKER_COMM ? f - SF_WAKER_COMM : f) {
 	case SF_COMM:
 		/* a block without sched_waking: preempted, or traced mid-sleep */
@@ -152,7 +164,7 @@ static int add_group(struct stack_cmd *sc, struct measurement *m, const struct s
 	bool trunc = false;
 
 	for (int i = 0; i < sc->nby; i++) {
-		key[i] = field_value(sc, sc->by[i], k);
+		key[i] = field_value(sc, i, k);
 		if (key[i].type != MV_NUM && !key[i].text)
 			return -ENOMEM;
 		trunc |= key[i].type == MV_STACK && key[i].stack->truncated;

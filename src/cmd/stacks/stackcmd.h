@@ -19,6 +19,7 @@ struct bpf_object_skeleton;
 struct stack_cmd {
 	int nby;
 	enum stack_field by[M_MAX_BY];
+	enum m_fmt fmt[M_MAX_BY];	/* SF_CGROUP: its id or a name from it */
 	unsigned int fields;		/* SF_BIT()s to collect */
 	struct stack_syms *syms;
 	struct measurement header;
@@ -27,7 +28,8 @@ struct stack_cmd {
 	int groups_fd;
 };
 
-/* Parse --by (dflt when none), allowing the fields in mask `allowed`. */
+/* Parse --by (dflt when none), allowing the fields in mask `allowed`
+ * (SF_CGROUP allows cgroup, container, pod, namespace and unit). */
 int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *dflt,
 		   unsigned int allowed, size_t value_size);
 /* BPF configuration from the options: fields and filters. */

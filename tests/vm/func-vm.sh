@@ -367,7 +367,7 @@ test_vm_func_module_path() {
 	kill -INT $pid
 	wait $pid || { fail "kdist exited $?: $(tail -3 "$TMP/fm.err")"; return; }
 	got=$(json "$TMP/fm.json" "[(g['by']['bd->rq->__data_len'], g['count']) for g in d['groups']]")
-	[ "$got" = "[(4096, 25)]" ] || { fail "requests by length: $got, expected [(4096, 25)]"; return; }
+	[ "$got" = "[('4096', 25)]" ] || { fail "requests by length: $got, expected [('4096', 25)]"; return; }
 	pass "null_queue_rq by bd->rq->__data_len (null_blk's BTF): 25 requests of 4096 bytes"
 }
 

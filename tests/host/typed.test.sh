@@ -91,24 +91,30 @@ test_typed_path_keys_text_and_number() {
 	pass "17 exec->exit pairs matched by p->pid and by p->comm"
 }
 
+# typed_peer COMM N KDIST-ARGS...: N sleeps of 2 ms by a copy of sleeper
+# named COMM, while kdist (JSON in $TMP/peer.json) and bpftrace count the
+# switches out of it, bpftrace by prev_comm, the record field the kernel
+# copies from prev->comm at the same event (this bpftrace has no raw
+# tracepoint arguments); sets BC, bpftrace's count
+typed_peer() {
+	local comm=$1 n=$2
+	shift 2
+	cp "$WL/sleeper" "$TMP/$comm"
+	peer_trace "$TMP/peer.json" "$TMP/peer.bt" \
+		"tracepoint:sched:sched_switch /args->prev_comm == \"$comm\"/ { @n = count(); }" \
+		"$TMP/$comm $n 2" "$@" || { fail "peer run failed: $(cat "$TMP/peer.json.err")"; return 1; }
+	BC=$(bt_val "$TMP/peer.bt" n)
+}
+
 test_typed_path_peer_bpftrace() {
 	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
-	# prev->comm read through the raw tracepoint's argument, beside
-	# bpftrace's prev_comm, the record field the kernel copies from it at
-	# the same event (this bpftrace has no raw tracepoint arguments):
-	# switches out of a named workload
-	local comm=kdxpath$$
-	cp "$WL/sleeper" "$TMP/$comm"
-	peer_trace "$TMP/pp.json" "$TMP/pp.bt" \
-		"tracepoint:sched:sched_switch /args->prev_comm == \"$comm\"/ { @n = count(); }" \
-		"$TMP/$comm 60 2" count sched:sched_switch --if "prev->comm == \"$comm\"" ||
-		{ fail "peer run failed: $(cat "$TMP/pp.json.err")"; return; }
-	local kc bc
-	kc=$(json "$TMP/pp.json" "sum(g['count'] for g in d['groups'])")
-	bc=$(bt_val "$TMP/pp.bt" n)
-	[ "$kc" -ge 60 ] && peer_agrees "$kc" "$bc" "$TMP/pp.bt" ||
-		{ fail "prev->comm == $comm: kdist $kc, bpftrace $bc with $(cat "$TMP/pp.bt.misses") of its runs skipped (at least 60 sleeps)"; return; }
-	pass "switches out of $comm by prev->comm: kdist $kc, bpftrace $bc with $(cat "$TMP/pp.bt.misses") of its runs skipped"
+	# prev->comm read through the raw tracepoint's argument
+	local comm=kdxpath$$ kc
+	typed_peer $comm 60 count sched:sched_switch --if "prev->comm == \"$comm\"" || return
+	kc=$(json "$TMP/peer.json" "sum(g['count'] for g in d['groups'])")
+	[ "$kc" -ge 60 ] && peer_agrees "$kc" "$BC" "$TMP/peer.bt" ||
+		{ fail "prev->comm == $comm: kdist $kc, bpftrace $BC with $(cat "$TMP/peer.bt.misses") of its runs skipped (at least 60 sleeps)"; return; }
+	pass "switches out of $comm by prev->comm: kdist $kc, bpftrace $BC with $(cat "$TMP/peer.bt.misses") of its runs skipped"
 }
 
 test_typed_path_refused_before_loading() {
@@ -204,17 +210,12 @@ test_typed_trace_null_counted() {
 # (its prev_comm, the record field the kernel copies from prev->comm).
 test_typed_trace_if_path_peer_bpftrace() {
 	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
-	local comm=kdxtr$$
-	cp "$WL/sleeper" "$TMP/$comm"
-	peer_trace "$TMP/tp.json" "$TMP/tp.bt" \
-		"tracepoint:sched:sched_switch /args->prev_comm == \"$comm\"/ { @n = count(); }" \
-		"$TMP/$comm 40 2" trace sched:sched_switch --fields 'prev->comm,next->pid' --if "prev->comm == '$comm'" ||
-		{ fail "peer run failed: $(cat "$TMP/tp.json.err")"; return; }
-	local kc bc lines
-	kc=$(json "$TMP/tp.json" "d['groups'][0]['count'] if d['groups'] else 0")
-	lines=$(json "$TMP/tp.json" "sum(1 for x in docs if x.get('prev->comm') == '$comm')")
-	bc=$(bt_val "$TMP/tp.bt" n)
-	[ "$kc" -ge 40 ] && [ "$lines" = "$kc" ] && peer_agrees "$kc" "$bc" "$TMP/tp.bt" ||
-		{ fail "prev->comm == $comm: kdist $kc ($lines lines), bpftrace $bc with $(cat "$TMP/tp.bt.misses") of its runs skipped (at least 40 sleeps)"; return; }
-	pass "switches out of $comm: kdist $kc lines, bpftrace $bc with $(cat "$TMP/tp.bt.misses") of its runs skipped"
+	local comm=kdxtr$$ kc lines
+	typed_peer $comm 40 trace sched:sched_switch --fields 'prev->comm,next->pid' --if "prev->comm == '$comm'" ||
+		return
+	kc=$(json "$TMP/peer.json" "d['groups'][0]['count'] if d['groups'] else 0")
+	lines=$(json "$TMP/peer.json" "sum(1 for x in docs if x.get('prev->comm') == '$comm')")
+	[ "$kc" -ge 40 ] && [ "$lines" = "$kc" ] && peer_agrees "$kc" "$BC" "$TMP/peer.bt" ||
+		{ fail "prev->comm == $comm: kdist $kc ($lines lines), bpftrace $BC with $(cat "$TMP/peer.bt.misses") of its runs skipped (at least 40 sleeps)"; return; }
+	pass "switches out of $comm: kdist $kc lines, bpftrace $BC with $(cat "$TMP/peer.bt.misses") of its runs skipped"
 }

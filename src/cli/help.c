@@ -28,13 +28,15 @@ static const char *takers(int id, char *buf, size_t n)
 	return k == all ? NULL : buf;
 }
 
-/* The help of option id, with --max-groups' default for c, or for every
- * command when c is NULL. */
+/* The help of option id, with --max-groups' default and the --by keys of
+ * c, or for every command when c is NULL. */
 static const char *opt_help(int id, const struct command *c, char *buf, size_t n)
 {
 	const struct command *o;
 	size_t len;
 
+	if (id == O_BY && c && c->by_help)
+		return c->by_help;
 	if (id != O_MAX_GROUPS)
 		return cli_opts[id].help;
 	if (c)

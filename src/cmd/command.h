@@ -44,6 +44,7 @@ struct command {
 	uint64_t opts;		/* OPT() bits of the options it takes */
 	int max_groups;		/* its group table's size; 0: DEFAULT_MAX_GROUPS */
 	unsigned int caps;	/* enum command_caps */
+	const char *by_help;	/* its --by keys, when not the common ones */
 	/* one-shot commands (list, probe, recipes, diff): 0 or a negative
 	 * errno, or a positive exit status of its own (diff) */
 	int (*run)(struct options *o);

@@ -100,6 +100,25 @@ ct_measure() {
 	wait $pid || { fail "kdist exited $?: $(cat "$TMP/$name.err")"; ct_cleanup; return 1; }
 }
 
+# ct_around OUT RUN KDIST-ARGS...: kdist with KDIST-ARGS (its output to
+# OUT, stderr to OUT.err) while the function RUN runs, then Ctrl-C; 1
+# after failing the test (and cleaning up) when kdist fails.
+ct_around() {
+	local out=$1 run=$2 pid
+	shift 2
+	"$KDIST" "$@" >"$out" 2>"$out.err" &
+	pid=$!
+	if ! wait_tracing "$out.err"; then
+		fail "kdist $1 did not start: $(cat "$out.err")"
+		kill $pid 2>/dev/null
+		ct_cleanup
+		return 1
+	fi
+	"$run"
+	kill -INT $pid
+	wait $pid || { fail "kdist $1 exited $?: $(tail -3 "$out.err")"; ct_cleanup; return 1; }
+}
+
 ct_trees() {
 	# docker, systemd driver; a second cgroup of the same container below
 	# its scope (its own init.scope): one container, one group
@@ -355,18 +374,17 @@ print(len(ids & held))' $pid)
 
 # func --by container,unit: calltree's middle() (2 calls per iteration) in
 # two containers' cgroups, 3 and 2 iterations, and once outside --cgroup.
-test_container_func_by_container() {
-	local out=$TMP/ctf.json err=$TMP/ctf.err pid msg="" got
-	ct_root || { skip "no cgroup v2 mounted"; return; }
-	"$KDIST" func "u:$WL/calltree:middle" --by container,unit --cgroup "$CT_REL" -o json \
-		>"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
+ct_calltrees() {
 	ct_exec "system.slice/docker-$CT_ID1.scope" "$WL/calltree" 3
 	ct_exec "kubepods/burstable/pod$CT_UID3/$CT_ID5" "$WL/calltree" 2
 	"$WL/calltree" 1 >/dev/null
-	kill -INT $pid
-	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
+}
+
+test_container_func_by_container() {
+	local out=$TMP/ctf.json msg="" got
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	ct_around "$out" ct_calltrees func "u:$WL/calltree:middle" --by container,unit --cgroup "$CT_REL" \
+		-o json || return
 	ct_cleanup
 	got=$(ct_count "$out" "calltree:middle|$CT_ID1|docker-$CT_ID1.scope")
 	exact "$got" 6 "$out" || msg+="docker container: $got calls, expected 6; "
@@ -379,65 +397,93 @@ test_container_func_by_container() {
 
 # trace --fields container,unit,cgroup over two containers' getppid calls,
 # 3 and 2, and --if selecting the first: 3 lines, each naming it.
-test_container_trace_fields() {
-	local out=$TMP/ctt.json err=$TMP/ctt.err pid msg="" rel="system.slice/docker-$CT_ID1.scope"
-	ct_root || { skip "no cgroup v2 mounted"; return; }
-	"$KDIST" trace syscalls:sys_exit_getppid --fields ret,container,unit,cgroup \
-		--if "container == '${CT_ID1:0:8}*'" -o json >"$out" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "kdist did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
-	ct_run "$rel" 3
+ct_getppids() {
+	ct_run "system.slice/docker-$CT_ID1.scope" 3
 	ct_run "docker/$CT_ID2" 2
-	kill -INT $pid
-	wait $pid || { fail "kdist exited $?: $(cat "$err")"; ct_cleanup; return; }
-	msg=$(python3 - "$out" "$CT_ID1" "$rel" "$(stat -c %i "$CT_ROOT/$rel")" <<-'PY'
+}
+
+test_container_trace_fields() {
+	local out=$TMP/ctt.json msg rel="system.slice/docker-$CT_ID1.scope"
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	ct_around "$out" ct_getppids trace syscalls:sys_exit_getppid --fields ret,container,unit,cgroup \
+		--if "container == '${CT_ID1:0:8}*'" -o json || return
+	msg=$(python3 - "$out" "$CT_ID1" "$rel" "$(stat -c %i "$CT_ROOT/$rel")" 2>&1 <<-'PY'
 	import json, sys
-	ev = [json.loads(l) for l in open(sys.argv[1]) if '"event"' in l]
+	docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+	ev = [x for x in docs if x.get("event") == "syscalls:sys_exit_getppid"]
 	want = {"container": sys.argv[2], "unit": sys.argv[3].split("/")[-1], "cgroup": int(sys.argv[4])}
-	bad = [e for e in ev if any(e["fields"].get(k) != v for k, v in want.items())]
-	if len(ev) != 3 or bad:
-	    print("%d events, expected 3; not naming the container: %s" % (len(ev), bad[:1]))
+	bad = [e for e in ev if any(e.get(k) != v for k, v in want.items())]
+	print("ok" if len(ev) == 3 and not bad else
+	      "%d events, expected 3; not naming the container: %s" % (len(ev), bad[:1]))
 	PY
 	)
 	ct_cleanup
-	[ -z "$msg" ] || { fail "$msg: $(head -c 600 "$out")"; return; }
+	[ "$msg" = ok ] || { fail "$msg: $(head -c 600 "$out")"; return; }
 	pass "trace --fields container,unit,cgroup --if container: the 3 calls of the one container, each named"
 }
 
-# offcpu --by container,comm: 10 sleeps of 10 ms in each of two containers'
-# cgroups; each container's sleeper blocked at least 100 ms and no longer
-# than its own timing of the sleeps; profile --by container: 300 ms of CPU
-# in one container's cgroup are sampled under its id, none under another.
-test_container_stack_views() {
-	local err=$TMP/cts.err pid msg="" a="system.slice/docker-$CT_ID1.scope" b="docker/$CT_ID2"
+# offcpu --by container,comm,kstack: 10 sleeps of 10 ms in each of two
+# containers' cgroups; each container's time under nanosleep at least
+# 100 ms and no longer than the workload's own timing of the sleeps.
+ct_sleepers() {
+	KDIST_WL_TIMES=$TMP/cta.times ct_exec "system.slice/docker-$CT_ID1.scope" "$WL/sleeper" 10 10
+	KDIST_WL_TIMES=$TMP/ctb.times ct_exec "docker/$CT_ID2" "$WL/sleeper" 10 10
+}
+
+test_container_offcpu_by_container() {
+	local out=$TMP/cto.folded msg="" id t got
 	ct_root || { skip "no cgroup v2 mounted"; return; }
-	"$KDIST" offcpu --by container,comm,kstack --cgroup "$CT_REL" -o folded >"$TMP/cto.folded" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "offcpu did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
-	KDIST_WL_TIMES=$TMP/cta.times ct_exec "$a" "$WL/sleeper" 10 10
-	KDIST_WL_TIMES=$TMP/ctb.times ct_exec "$b" "$WL/sleeper" 10 10
-	kill -INT $pid
-	wait $pid || { fail "offcpu exited $?: $(cat "$err")"; ct_cleanup; return; }
-	local id t got
-	for id in $CT_ID1 $CT_ID2; do
-		t=$([ $id = $CT_ID1 ] && echo "$TMP/cta.times" || echo "$TMP/ctb.times")
-		# each block under nanosleep lies inside one call the workload timed
-		got=$(folded_sum "$TMP/cto.folded" "^$id;sleeper;.*nanosleep")
-		[ "$got" -ge 100000000 ] && [ "$got" -le "$(wl_times "$t" nanosleep 'sum(v)')" ] ||
-			msg+="offcpu ${id:0:8}: $got ns of sleeper under nanosleep, expected 1e8..$(wl_times "$t" nanosleep 'sum(v)'); "
-	done
-	got=$(cut -d';' -f1 "$TMP/cto.folded" | sort -u | tr '\n' ' ')
-	[ "$got" = "$(printf '%s\n' "$CT_ID1" "$CT_ID2" | sort | tr '\n' ' ')" ] || msg+="offcpu containers: $got; "
-	"$KDIST" profile --by container,comm --cgroup "$CT_REL" -o json >"$TMP/ctp.json" 2>"$err" &
-	pid=$!
-	wait_tracing "$err" || { fail "profile did not start: $(cat "$err")"; kill $pid; ct_cleanup; return; }
-	ct_exec "$a" "$WL/wideloop" 300
-	ct_exec "$b" "$WL/sleeper" 5 10
-	kill -INT $pid
-	wait $pid || { fail "profile exited $?: $(cat "$err")"; ct_cleanup; return; }
+	ct_around "$out" ct_sleepers offcpu --by container,comm,kstack --cgroup "$CT_REL" -o folded || return
 	ct_cleanup
-	got=$(json "$TMP/ctp.json" "(sum(g['count'] for g in d['groups'] if g['by'] == {'container': '$CT_ID1', 'comm': 'wideloop'}), sorted({g['by']['container'] for g in d['groups']} - {'$CT_ID1', '$CT_ID2'}))")
-	[[ $got == "("*", [])" ]] && [ "$(cut -d, -f1 <<<"${got#(}")" -ge 10 ] || msg+="profile: wideloop samples and other containers $got (>= 10, []); "
+	for id in $CT_ID1 $CT_ID2; do
+		t=$TMP/ctb.times
+		[ $id = $CT_ID1 ] && t=$TMP/cta.times
+		# each block under nanosleep lies inside one call the workload timed
+		got=$(folded_sum "$out" "^$id;sleeper;.*nanosleep")
+		[ "$got" -ge 100000000 ] && [ "$got" -le "$(wl_times "$t" nanosleep 'sum(v)')" ] ||
+			msg+="${id:0:8}: $got ns of sleeper under nanosleep, expected 1e8..$(wl_times "$t" nanosleep 'sum(v)'); "
+	done
+	got=$(cut -d';' -f1 "$out" | sort -u | tr '\n' ' ')
+	[ "$got" = "$(printf '%s\n' "$CT_ID1" "$CT_ID2" | sort | tr '\n' ' ')" ] || msg+="containers: $got; "
 	[ -z "$msg" ] || { fail "$msg"; return; }
-	pass "offcpu --by container,comm: each container's 10 sleeps of 10 ms under its id; profile --by container: wideloop's samples under its container ($got)"
+	pass "offcpu --by container: each container's 10 sleeps of 10 ms under its id, within its own timing"
+}
+
+# profile --by container,comm: 300 ms of CPU in one container's cgroup are
+# sampled under its id; a sleeper in another adds no other label.
+ct_busy() {
+	ct_exec "system.slice/docker-$CT_ID1.scope" "$WL/wideloop" 300
+	ct_exec "docker/$CT_ID2" "$WL/sleeper" 5 10
+}
+
+test_container_profile_by_container() {
+	local out=$TMP/ctp.json got
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	ct_around "$out" ct_busy profile --by container,comm --cgroup "$CT_REL" -o json || return
+	ct_cleanup
+	got=$(json "$out" "(sum(g['count'] for g in d['groups'] if g['by'] == {'container': '$CT_ID1', 'comm': 'wideloop'}), sorted({g['by']['container'] for g in d['groups']} - {'$CT_ID1', '$CT_ID2'}))")
+	[[ $got == "("*", [])" ]] && [ "$(cut -d, -f1 <<<"${got#(}")" -ge 10 ] ||
+		{ fail "wideloop's samples and other containers: $got, expected >= 10 and []"; return; }
+	pass "profile --by container: wideloop's samples under its container, no other label ($got)"
+}
+
+# wakeup --by container,comm,waker_comm: waker 30 10 in a container, its
+# wakee 30 x 10 ms or more off CPU (the waker's sleeps never end early),
+# within its life, under the container's id; nothing under another.
+ct_waker() {
+	KDIST_WL_TIMES=$TMP/ctw.times ct_exec "system.slice/docker-$CT_ID1.scope" "$WL/waker" 30 10
+}
+
+test_container_wakeup_by_container() {
+	local out=$TMP/ctw.folded got life
+	ct_root || { skip "no cgroup v2 mounted"; return; }
+	ct_around "$out" ct_waker wakeup --by container,comm,waker_comm --cgroup "$CT_REL" -o folded || return
+	ct_cleanup
+	got=$(folded_sum "$out" "^$CT_ID1;wakee;waker$")
+	life=$(wl_times "$TMP/ctw.times" wakee 'sum(v)')
+	[ "$got" -ge 300000000 ] && [ "$got" -le "$life" ] ||
+		{ fail "$got ns of the wakee woken by waker under $CT_ID1, expected 3e8..$life: $(head -3 "$out")"; return; }
+	[ "$(folded_sum "$out" "^$CT_ID1;")" = "$(folded_sum "$out" .)" ] ||
+		{ fail "paths outside the container: $(grep -v "^$CT_ID1;" "$out" | head -3)"; return; }
+	pass "wakeup --by container: $got ns of wakee woken by waker under $CT_ID1 (3e8..$life)"
 }

@@ -8,10 +8,12 @@
  * the waker thread's id as "waker_tid TID".
  * waker N MS cat: the wakee is cat(1) in a process of its own, reading the
  * pipe to its end (the waker and the wakee are different programs); no
- * times are reported. */
+ * times are reported.  Each write waits (up to a second) until cat sleeps,
+ * so that on a loaded machine too each write wakes it. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,6 +24,30 @@
 
 static int fds[2];
 static long n, ms;
+static pid_t wakee_pid;	/* cat's: waited on to sleep before each write */
+
+/* Until process pid sleeps (state S in /proc/PID/stat), at most 1 s. */
+static void wait_asleep(pid_t pid)
+{
+	struct timespec ms1 = { 0, 1000000 };
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (int i = 0; i < 1000; i++) {
+		int fd = open(path, O_RDONLY);
+		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			return;
+		buf[len] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		nanosleep(&ms1, NULL);
+	}
+}
 
 __attribute__((noinline)) void poke(void)
 {
@@ -39,6 +65,8 @@ __attribute__((noinline)) void *waker_loop(void *arg)
 	wl_report("waker_tid", gettid());
 	for (long i = 0; i < n; i++) {
 		syscall(SYS_nanosleep, &ts, NULL);
+		if (wakee_pid)
+			wait_asleep(wakee_pid);
 		poke();
 	}
 	return arg;
@@ -77,6 +105,7 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		close(fds[0]);
+		wakee_pid = cat;
 		waker_loop(NULL);
 		close(fds[1]);
 		return waitpid(cat, NULL, 0) == cat ? 0 : 1;

@@ -194,6 +194,7 @@ const struct command cmd_func = {
 	.opts = OPTS_MEASURE | OPT(SLOWER_THAN) | OPT(STACK) | OPT(MAX_BUCKETS) | OPT(ATTACH),
 	.max_groups = 8192,
 	.caps = CMD_SERVE | CMD_SELF_TIME,
+	.by_help = "group by pid,tid,comm,cgroup,container,pod,namespace,unit,ARG|ARG->PATH",
 	.prepare = func_prepare,
 	.attach = func_attach,
 	.read = func_read,

@@ -208,6 +208,7 @@ static void offcpu_cleanup(struct session *s)
 const struct command cmd_offcpu = {
 	.name = "offcpu",
 	.caps = CMD_STACK_GROUPS,
+	.by_help = STACK_BY_HELP,
 	.args = "",
 	.summary = "off-CPU time by blocking stack (--state, --min-us, --max-us)",
 	.opts = OPTS_MEASURE | OPT(STATE) | OPT(MIN_US) | OPT(MAX_US),
@@ -221,6 +222,7 @@ const struct command cmd_offcpu = {
 const struct command cmd_wakeup = {
 	.name = "wakeup",
 	.caps = CMD_STACK_GROUPS,
+	.by_help = WAKEUP_BY_HELP,
 	.args = "",
 	.summary = "off-CPU time by waker: the waker's stacks (--by waker_*)",
 	.opts = OPTS_MEASURE | OPT(STATE) | OPT(MIN_US) | OPT(MAX_US),

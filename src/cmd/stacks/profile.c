@@ -119,6 +119,7 @@ static void profile_cleanup(struct session *s)
 const struct command cmd_profile = {
 	.name = "profile",
 	.caps = CMD_STACK_GROUPS,
+	.by_help = STACK_BY_HELP,
 	.args = "",
 	.summary = "sampled on-CPU stacks, kernel and user (-F HZ, default 99)",
 	.opts = OPTS_MEASURE | OPT(FREQUENCY),

@@ -16,6 +16,10 @@
 struct bpf_map;
 struct bpf_object_skeleton;
 
+/* --help of --by: the keys stack_cmd_init() takes */
+#define STACK_BY_HELP "group by comm,pid,tid,kstack,ustack,cgroup,container,pod,namespace,unit"
+#define WAKEUP_BY_HELP STACK_BY_HELP ",waker_comm,waker_pid,waker_tid,waker_kstack,waker_ustack"
+
 struct stack_cmd {
 	int nby;
 	enum stack_field by[M_MAX_BY];

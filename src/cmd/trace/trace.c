@@ -61,6 +61,7 @@ struct trace {
 	int nf;
 	struct tfield f[TRACE_MAX_FIELDS];
 	struct measurement header;
+	const char *drops[NR_TDROPS];	/* the counters this run uses */
 };
 
 static const char *const drop_names[NR_TDROPS] = {
@@ -492,9 +493,14 @@ static int load(struct trace *t, struct options *o)
 	bpf_program__set_autoload(t->skel->progs.trace_tick, t->tick);
 	bpf_map__set_autocreate(t->skel->maps.spill, false);	/* no groups here */
 	/* the counters of what this run can lose */
-	err = engine_load(&t->eng, t->skel->skeleton, drop_names,
-			  t->cfg.npath ? NR_TDROPS :
-			  t->cfg.ev.nstr || t->cfg.ent.nstr ? TDROP_PATH_NULL : TDROP_STR_CUT);
+	memcpy(t->drops, drop_names, sizeof(t->drops));
+	if (!t->cfg.enter)
+		t->drops[TDROP_ENTER_FULL] = NULL;
+	if (!t->cfg.npath)
+		t->drops[TDROP_PATH_NULL] = t->drops[TDROP_PATH_FAULT] = NULL;
+	if (!t->cfg.npath && !t->cfg.ev.nstr && !t->cfg.ent.nstr)
+		t->drops[TDROP_STR_CUT] = NULL;
+	err = engine_load(&t->eng, t->skel->skeleton, t->drops, NR_TDROPS);
 	if (err)
 		return err;
 	return events_add(bpf_map__fd(t->skel->maps.events), print_event, t);

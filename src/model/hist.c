@@ -35,17 +35,34 @@ static void sumsq_add(struct hist *a, hist_u64 lo, hist_u64 hi)
 
 void hist_merge(struct hist *a, const struct hist *b)
 {
-	if (!b->count)
+	hist_u64 n = 0, bmin, bmax;
+	int lo = -1, hi = -1;
+
+	for (int i = 0; i < HIST_BUCKETS; i++) {
+		if (!b->slots[i])
+			continue;
+		n += b->slots[i];
+		a->slots[i] += b->slots[i];
+		if (lo < 0)
+			lo = i;
+		hi = i;
+	}
+	if (!n)
 		return;
-	if (!a->count || b->min < a->min)
-		a->min = b->min;
-	if (b->max > a->max)
-		a->max = b->max;
-	a->count += b->count;
+	/* b's count is what its buckets hold: a per-CPU copy read while its
+	 * CPU was adding an event has the event's bucket and not yet its
+	 * count (hist_add), and every reader of a measurement checks that
+	 * the count is the sum of the buckets.  The sums may hold that event
+	 * or not: its value is within the bucket's bounds either way. */
+	bmin = b->count ? b->min : hist_bucket_low(lo);
+	bmax = b->count ? b->max : hist_bucket_high(hi);
+	if (!a->count || bmin < a->min)
+		a->min = bmin;
+	if (bmax > a->max)
+		a->max = bmax;
+	a->count += n;
 	a->sum += b->sum;
 	sumsq_add(a, b->sumsq_lo, b->sumsq_hi);
-	for (int i = 0; i < HIST_BUCKETS; i++)
-		a->slots[i] += b->slots[i];
 }
 
 void hist_sub(struct hist *out, const struct hist *cur, const struct hist *prev)

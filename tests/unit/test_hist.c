@@ -110,6 +110,29 @@ static void test_merge_sub(void)
 	      hist_index(d.min) == hist_index(b.min) && hist_index(d.max) == hist_index(b.max), NULL);
 }
 
+/* A per-CPU copy read while its CPU was adding an event (hist_add: the
+ * bucket, then the count): merged, the count is what the buckets hold. */
+static void test_merge_torn(void)
+{
+	struct hist one = { 0 }, torn = { 0 }, sum = { 0 };
+
+	hist_add(&one, 5000);
+	torn = one;
+	torn.slots[hist_index(7000)]++;		/* a second event, its count not yet */
+	hist_merge(&sum, &torn);
+	check("torn copy: count is the buckets' 2", sum.count == 2, "%llu",
+	      (unsigned long long)sum.count);
+	torn = (struct hist){ 0 };
+	torn.slots[hist_index(7000)]++;		/* the first event, no count yet */
+	sum = (struct hist){ 0 };
+	hist_merge(&sum, &torn);
+	check("torn first event: count 1, min and max its bucket's bounds", sum.count == 1 &&
+	      sum.min == hist_bucket_low(hist_index(7000)) &&
+	      sum.max == hist_bucket_high(hist_index(7000)), "%llu %llu %llu",
+	      (unsigned long long)sum.count, (unsigned long long)sum.min,
+	      (unsigned long long)sum.max);
+}
+
 static void test_fold(void)
 {
 	struct hist h = { 0 };
@@ -190,6 +213,7 @@ int main(void)
 	test_stats();
 	test_sumsq_wide();
 	test_merge_sub();
+	test_merge_torn();
 	test_fold();
 	return check_done();
 }

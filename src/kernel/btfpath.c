@@ -731,6 +731,11 @@ int btfpath_resolve(enum btf_args_of of, const char *name, const char *what, con
 	return resolve_one(of, name, what, expr, p, t, whole_arg);
 }
 
+enum m_fmt btfpath_fmt(const struct kpath_type *t)
+{
+	return t->show == KSHOW_HEX ? FMT_HEX : t->show == KSHOW_SIGNED ? FMT_SIGNED : FMT_AUTO;
+}
+
 const char *btfpath_enum_name(int enum_id, long long v)
 {
 	const struct btf *b = kernel_btf();

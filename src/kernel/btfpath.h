@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include "kernel/kpath.h"
+#include "model/measure.h"
 
 /* Whose arguments a name is looked up in. */
 enum btf_args_of {
@@ -63,6 +64,9 @@ bool btfpath_is_arg(enum btf_args_of of, const char *name, const char *expr);
  * is no kernel variable; -errno after one line saying why. */
 int btfpath_global(const char *what, const char *expr, struct kpath *p, struct kpath_type *t);
 
+/* How a number of type t prints: pointers in hex, signed numbers signed,
+ * others as they are (an enum's name is btfpath_enum_name()'s). */
+enum m_fmt btfpath_fmt(const struct kpath_type *t);
 /* The name of value v of the enum with BTF id enum_id; NULL if none. */
 const char *btfpath_enum_name(int enum_id, long long v);
 /* The same of the kernel's enum called enum_name. */

@@ -8,7 +8,19 @@
 #ifndef KDIST_KPATH_BPF_H
 #define KDIST_KPATH_BPF_H
 
+#include "kernel/common.bpf.h"
 #include "kernel/kpath.h"
+
+/* A read's failure (enum kpath_err) and a cut text, counted in the
+ * command's own drop counters. */
+static __always_inline void kpath_count(int err, bool cut, __u32 null_drop, __u32 fault_drop,
+					__u32 cut_drop)
+{
+	if (err)
+		drop(err == KPATH_NULL ? null_drop : fault_drop);
+	if (cut)
+		drop(cut_drop);
+}
 
 /* The address of p's final read, starting from base (the argument). */
 static __always_inline int kpath_addr(const volatile struct kpath *p, __u64 base, __u64 *addr)

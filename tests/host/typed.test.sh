@@ -174,20 +174,32 @@ test_typed_pointer_hex_and_null_counted() {
 	pass "pointers in hex; $nulls switches of kernel threads (prev->mm NULL) counted as path_null, in the $zero of group 0x0"
 }
 
+# typed_switches FIELDS: kdist trace of the switches away from a workload
+# of 5 sleeps of 20 ms with --fields FIELDS, into $TMP/sw.json; 1 after
+# failing the test when kdist fails
+typed_switches() {
+	"$KDIST" trace sched:sched_switch --fields "$1" -o json -- "$WL/sleeper" 5 20 \
+		>"$TMP/sw.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return 1; }
+}
+
+# typed_lines EXPR: EXPR (Python, on ev, the lines of typed_switches, and
+# d, its measurement)
+typed_lines() {
+	json "$TMP/sw.json" "(lambda ev: $1)([x for x in docs if isinstance(x, dict) and x.get('event') == 'sched:sched_switch'])"
+}
+
 # trace --fields through the raw tracepoint's arguments: at each switch away
 # from a workload of 5 sleeps, prev is the current task (prev->pid is the
 # line's tid, prev->comm its comm), and at least 5 of them are sleeps
 # (prev_state, the argument, has TASK_INTERRUPTIBLE); prev_state is also a
 # record field, but beside paths it is the argument.
 test_typed_trace_fields_paths() {
-	"$KDIST" trace sched:sched_switch --fields 'prev->pid,prev->comm,next->comm,prev_state' -o json \
-		-- "$WL/sleeper" 5 20 >"$TMP/tf.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
 	local msg
-	msg=$(json "$TMP/tf.json" "
-(lambda ev: 'ok %d' % sum(1 for e in ev if e['prev_state'] & 1 and e['comm'] == 'sleeper')
+	typed_switches 'prev->pid,prev->comm,next->comm,prev_state' || return
+	msg=$(typed_lines "
+'ok %d' % sum(1 for e in ev if e['prev_state'] & 1 and e['comm'] == 'sleeper')
  if ev and all(e['prev->pid'] == e['tid'] and e['prev->comm'] == e['comm'] for e in ev)
- and d['events'][0]['attach'] == 'raw_tracepoint' else 'bad: %s' % ev[:2])(
- [x for x in docs if isinstance(x, dict) and x.get('event') == 'sched:sched_switch'])")
+ and d['events'][0]['attach'] == 'raw_tracepoint' else 'bad: %s' % ev[:2]")
 	[ "${msg%% *}" = ok ] && [ "${msg#ok }" -ge 5 ] || { fail "$msg"; return; }
 	pass "each switch away from the workload: prev->pid = tid, prev->comm = comm; ${msg#ok } sleeps (>= 5), on the raw tracepoint"
 }
@@ -195,13 +207,11 @@ test_typed_trace_fields_paths() {
 # A NULL on the way (prev->pi_blocked_on: no rt_mutex waited on) omits the
 # field from the line and is counted, once per line.
 test_typed_trace_null_counted() {
-	"$KDIST" trace sched:sched_switch --fields 'prev->pid,prev->pi_blocked_on->task' -o json \
-		-- "$WL/sleeper" 5 20 >"$TMP/tn.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
 	local msg
-	msg=$(json "$TMP/tn.json" "
-(lambda ev: 'ok' if len(ev) >= 5 and d['drops']['path_null'] == len(ev) and d['drops']['output_dropped'] == 0
- and not any('prev->pi_blocked_on->task' in e for e in ev) else '%d lines, drops %s' % (len(ev), d['drops']))(
- [x for x in docs if isinstance(x, dict) and x.get('event') == 'sched:sched_switch'])")
+	typed_switches 'prev->pid,prev->pi_blocked_on->task' || return
+	msg=$(typed_lines "
+'ok' if len(ev) >= 5 and d['drops']['path_null'] == len(ev) and d['drops']['output_dropped'] == 0
+ and not any('prev->pi_blocked_on->task' in e for e in ev) else '%d lines, drops %s' % (len(ev), d['drops'])")
 	[ "$msg" = ok ] || { fail "$msg"; return; }
 	pass "prev->pi_blocked_on->task: NULL at every switch, each line without it, path_null = lines"
 }

@@ -132,10 +132,7 @@ static __always_inline bool count_bucket(struct func_val *v, __u64 x)
 
 static __always_inline void path_count(int err, bool cut)
 {
-	if (err)
-		drop(err == KPATH_NULL ? FDROP_PATH_NULL : FDROP_PATH_FAULT);
-	if (cut)
-		drop(FDROP_TEXT_CUT);
+	kpath_count(err, cut, FDROP_PATH_NULL, FDROP_PATH_FAULT, FDROP_TEXT_CUT);
 }
 
 /* --by PATH at a call's entry, for its frame: the number, or for a text

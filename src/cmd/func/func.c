@@ -48,10 +48,12 @@ static int configure(struct func *fp, struct options *o)
 		}
 		/* the cgroup id, named by the :container... formatters */
 		if (cg_field_of(names[i]) >= 0) {
+			int err;
+
 			m->by_fmt[m->nby] = FMT_CONTAINER + cg_field_of(names[i]);
-			n = key_prepare(m->by_fmt[m->nby]) ? -ENOENT : n;
-			if (n < 0)
-				return n;
+			err = key_prepare(m->by_fmt[m->nby]);
+			if (err)
+				return err;
 		}
 		snprintf(m->by[m->nby++], sizeof(m->by[0]), "%s", names[i]);
 	}
@@ -108,8 +110,7 @@ static int func_by_path(struct func *fp)
 	fp->by_path_enum = t0.show == KSHOW_ENUM ? t0.enum_id : 0;
 	for (int j = 1; j < fp->header.nby; j++)
 		if (!strcmp(fp->header.by[j], fp->by_path))
-			fp->header.by_fmt[j] = t0.show == KSHOW_HEX ? FMT_HEX :
-					       t0.show == KSHOW_SIGNED ? FMT_SIGNED : FMT_AUTO;
+			fp->header.by_fmt[j] = btfpath_fmt(&t0);
 	return 0;
 }
 

@@ -136,10 +136,7 @@ static __always_inline __u64 arg_val(void *ctx, const volatile struct val_src *s
 /* A path's or text's failure, counted (kpath.bpf.h) */
 static __always_inline void path_count(int err, bool cut)
 {
-	if (err)
-		drop(err == KPATH_NULL ? DROP_PATH_NULL : DROP_PATH_FAULT);
-	if (cut)
-		drop(DROP_STR_CUT);
+	kpath_count(err, cut, DROP_PATH_NULL, DROP_PATH_FAULT, DROP_STR_CUT);
 }
 
 static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *s, int src)

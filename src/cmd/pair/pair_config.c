@@ -414,8 +414,7 @@ static enum m_fmt default_fmt(const struct pair *p, int side, const char *name,
 	const struct kpath_type *kt = typed_of(p, side, name);
 
 	if (kt)	/* by the kernel's type: pointers in hex, numbers as they are */
-		return kt->show == KSHOW_HEX ? FMT_HEX : kt->show == KSHOW_SIGNED ? FMT_SIGNED :
-		       FMT_AUTO;
+		return btfpath_fmt(kt);
 	if (f && !strcmp(f->type, "dev_t"))
 		return FMT_DISK;
 	if (v->is_signed)

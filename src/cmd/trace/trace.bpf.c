@@ -74,10 +74,7 @@ static __always_inline __u64 path_base(void *ctx, int i)
 
 static __always_inline void path_count(int err, bool cut)
 {
-	if (err)
-		drop(err == KPATH_NULL ? TDROP_PATH_NULL : TDROP_PATH_FAULT);
-	if (cut)
-		drop(TDROP_STR_CUT);
+	kpath_count(err, cut, TDROP_PATH_NULL, TDROP_PATH_FAULT, TDROP_STR_CUT);
 }
 
 static __always_inline __u64 field_val(void *ctx, const volatile struct val_src *s)

@@ -153,8 +153,6 @@ static int add_cgroup_field(struct trace *t, const char *name)
 	return key_prepare(tf->fmt);
 }
 
-/* jiffies, or a kernel variable and a path through it (btfpath_global):
- * 0, 1 when name is neither, -errno after saying why. */
 /* name as what the record does not hold: jiffies (*slot -1), an argument
  * of the event or a path through it (read on the raw tracepoint: t->typed),
  * or a kernel variable and a path through it, into a path slot.  0 with
@@ -401,8 +399,7 @@ static void print_variable(FILE *f, const struct tr_event *e, const struct tfiel
 		break;
 	}
 	if (!s)
-		s = fmt_value(&v, tf->kt.show == KSHOW_HEX ? FMT_HEX :
-			      tf->kt.show == KSHOW_SIGNED ? FMT_SIGNED : FMT_AUTO, buf, sizeof(buf));
+		s = fmt_value(&v, btfpath_fmt(&tf->kt), buf, sizeof(buf));
 	events_field(f, tf->name, s, tf->kt.show == KSHOW_HEX || tf->kt.show == KSHOW_ENUM);
 }
 

@@ -368,7 +368,7 @@ test_matrix_wakeup() {
 	ns=$(folded_sum "$TMP/wk.folded" '^wakee;waker;.*waker_loop')
 	life=$(wl_times "$TMP/wk.times" wakee 'sum(v)')
 	[ "$ns" -ge 100000000 ] && [ "$ns" -le "$life" ] ||
-		{ mx_fail "${ns} ns of the wakee woken from waker_loop, expected 1e8..$life"; return; }
+		{ mx_fail "${ns} ns of the wakee woken from waker_loop, expected 1e8..$life: $(grep '^wakee' "$TMP/wk.folded" | cut -c1-200 | head -3)"; return; }
 	mx_pass "${ns} ns of wakee off-CPU time woken from waker_loop (1e8..$life)"
 }
 

@@ -9,6 +9,7 @@
 #include "kernel/stacks.h"
 #include "kernel/common.bpf.h"
 #include "kernel/filter.bpf.h"
+#include "kernel/procnote.bpf.h"
 
 const volatile struct stack_cfg cfg = {};
 
@@ -52,8 +53,12 @@ static __always_inline void who_current(void *ctx, struct stack_who *w, int shif
 		bpf_get_current_comm(w->comm, sizeof(w->comm));
 	if (f & SF_BIT(SF_KSTACK))
 		w->kstack = stack_id(ctx, 0);
-	if (f & SF_BIT(SF_USTACK))
+	/* user frames are named from the process's maps, read while it
+	 * lives: a new address space is told at once (procnote.bpf.h) */
+	if (f & SF_BIT(SF_USTACK)) {
 		w->ustack = stack_id(ctx, BPF_F_USER_STACK);
+		proc_tell();
+	}
 	/* shifted for the waker, this bit is none of the waker's fields */
 	if (f & SF_BIT(SF_CGROUP))
 		w->cgroup = bpf_get_current_cgroup_id();

@@ -245,6 +245,26 @@ test_stacks_wakeup_names_waker() {
 	pass "${by_waker} ns of wakee off-CPU time under waker;...;waker_loop (99e7..$life)"
 }
 
+# User frames of a process that exited before kdist printed, named: its
+# first block told kdist of the process (procnote.bpf.h), whose maps were
+# read while it ran.  offcpu: outliers sleeps twice 15 ms in long_sleep()
+# and exits.  wakeup: waker 2 15 wakes its wakee twice after 15 ms from
+# waker_loop() and exits.
+test_stacks_names_exited_process() {
+	local off wk life slept
+	KDIST_WL_TIMES=$TMP/ex.times run_stacks ex.folded offcpu -o folded -- "$WL/outliers" 2 15 0 1 || return
+	KDIST_WL_TIMES=$TMP/exw.times run_stacks exw.folded wakeup -o folded -- "$WL/waker" 2 15 || return
+	off=$(folded_sum "$TMP/ex.folded" '^outliers;.*main;long_sleep;.*nanosleep')
+	slept=$(wl_times "$TMP/ex.times" long 'sum(v)')
+	wk=$(folded_sum "$TMP/exw.folded" '^wakee;waker;.*waker_loop;.*try_to_wake_up$')
+	life=$(wl_times "$TMP/exw.times" wakee 'sum(v)')
+	[ "$off" -ge 30000000 ] && [ "$off" -le "$slept" ] ||
+		{ fail "offcpu: ${off} ns under main;long_sleep, expected 3e7..$slept: $(grep nanosleep "$TMP/ex.folded" | cut -c1-200)"; return; }
+	[ "$wk" -ge 30000000 ] && [ "$wk" -le "$life" ] ||
+		{ fail "wakeup: ${wk} ns woken from waker_loop, expected 3e7..$life: $(grep '^wakee' "$TMP/exw.folded" | cut -c1-200)"; return; }
+	pass "offcpu: ${off} ns under main;long_sleep (3e7..$slept); wakeup: ${wk} ns woken from waker_loop (3e7..$life)"
+}
+
 test_stacks_pair_by_kstack_callers() {
 	# callers 50: 150 hrtimers started by nanosleep(2), 50 by clock_nanosleep(2)
 	run_stacks kst.json pair timer:hrtimer_start timer:hrtimer_expire_entry --key hrtimer \

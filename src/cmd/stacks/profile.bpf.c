@@ -6,7 +6,6 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "kernel/stacks.bpf.h"
-#include "kernel/procnote.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -30,10 +29,6 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!(__u32)bpf_get_current_pid_tgid() || filtered_out())
 		return 0;
 	who_current(ctx, &k.who, 0);
-	/* user frames are named from the process's maps, read while it
-	 * lives: a new address space is told at once (procnote.bpf.h) */
-	if (cfg.fields & SF_BIT(SF_USTACK))
-		proc_tell();
 	n = group_value(&samples, &k, &zero, &full);
 	if (n)
 		*n += 1;

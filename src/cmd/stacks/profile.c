@@ -64,10 +64,6 @@ static int profile_prepare(struct session *s)
 	stack_cmd_cfg(&p->sc, o, &p->skel->rodata->cfg);
 	if (o->max_groups)
 		bpf_map__set_max_entries(p->skel->maps.samples, o->max_groups);
-	if (p->sc.fields & SF_BIT(SF_USTACK)) {
-		bpf_map__set_max_entries(p->skel->maps.procs_told, PROCS_TOLD);
-		bpf_map__set_max_entries(p->skel->maps.proc_notes, PROC_NOTES_BYTES);
-	}
 	o->freq = hz;
 	return stack_cmd_start(&p->sc, p->skel->skeleton, p->skel->maps.samples,
 			       p->skel->maps.stacks);

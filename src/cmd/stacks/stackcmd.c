@@ -78,10 +78,18 @@ void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct s
 int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 		    const struct bpf_map *groups, const struct bpf_map *stacks)
 {
-	const struct bpf_map *notes;
+	bool ustacks = sc->fields & (SF_BIT(SF_USTACK) | SF_BIT(SF_WAKER_USTACK));
+	struct bpf_map *notes = bpf_object__find_map_by_name(*s->obj, "proc_notes");
 	size_t offs[2];
 	int n = 0, err;
 
+	/* user frames are named from the maps of processes told while they
+	 * run (procnote.bpf.h, by who_current()): the maps sized only then */
+	if (ustacks) {
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(*s->obj, "procs_told"),
+					 PROCS_TOLD);
+		bpf_map__set_max_entries(notes, PROC_NOTES_BYTES);
+	}
 	err = engine_load(&sc->eng, s, drop_names, NR_SDROPS);
 	if (err)
 		return err;
@@ -93,10 +101,9 @@ int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 	 * profile samples at its maximum rate, it took 7 s instead of 60 ms */
 	if (sc->fields & (SF_BIT(SF_KSTACK) | SF_BIT(SF_WAKER_KSTACK)))
 		stack_syms_load_kernel(sc->syms);
-	/* an object that tells new address spaces (profile's) wakes the
-	 * maps' reader at once: a short-lived process is read while it lives */
-	notes = bpf_object__find_map_by_name(*s->obj, "proc_notes");
-	if (notes && (sc->fields & SF_BIT(SF_USTACK))) {
+	/* a told address space wakes the maps' reader at once: a short-lived
+	 * process is read while it lives */
+	if (ustacks) {
 		err = stack_syms_follow(sc->syms, bpf_map__fd(notes));
 		if (err)
 			return err;

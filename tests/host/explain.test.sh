@@ -86,15 +86,65 @@ PY
 }
 
 test_explain_refused_where_no_thread() {
-	local rc
-	"$KDIST" pair --explain --key pid sched:sched_wakeup sched:sched_switch -d 1 >/dev/null 2>"$TMP/err"
+	local rc sw=$WL/splitwork
+	# runq's START is about the woken task, not the thread it runs on
+	"$KDIST" runq --explain -d 1 >/dev/null 2>"$TMP/err"
 	rc=$?
-	[ $rc = 2 ] || { fail "exit $rc, expected 2: $(cat "$TMP/err")"; return; }
-	grep -q -- "--explain" "$TMP/err" || { fail "says: $(cat "$TMP/err")"; return; }
-	"$KDIST" runq --explain -d 1 >/dev/null 2>"$TMP/err2"
+	[ $rc = 2 ] && grep -q -- "--explain" "$TMP/err" || { fail "runq: exit $rc: $(cat "$TMP/err")"; return; }
+	# the longest block is one interval's only by thread
+	"$KDIST" pair --explain full --slower-than 1ms --key arg0 "u:$sw:hand_begin" "u:$sw:hand_end" \
+		-d 1 >/dev/null 2>"$TMP/err2"
 	rc=$?
-	[ $rc = 2 ] || { fail "runq: exit $rc, expected 2: $(cat "$TMP/err2")"; return; }
-	pass "$(head -1 "$TMP/err")"
+	[ $rc = 2 ] && grep -q -- "--explain full" "$TMP/err2" || { fail "full by key: exit $rc: $(cat "$TMP/err2")"; return; }
+	pass "$(head -1 "$TMP/err"); $(head -1 "$TMP/err2")"
+}
+
+# --key: each interval starts on the main thread (hand_begin) and ends on
+# the finisher thread (hand_end); the split is the main thread's, against
+# its own references from before hand_begin to the finisher's answer
+test_explain_key_ends_on_another_thread() {
+	local sw=$WL/splitwork msg
+	rm -f "$TMP/hand.times"
+	KDIST_WL_TIMES=$TMP/hand.times "$KDIST" pair --explain --key arg0 --slower-than 1ns -o json \
+		"u:$sw:hand_begin" "u:$sw:hand_end" -- "$sw" 20 6000 4000 handoff >"$TMP/hand.json" 2>"$TMP/err" ||
+		{ fail "exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 "$TOP/tests/explain_check.py" "$TMP/hand.json" "$TMP/hand.times" \
+		count=20 sum cpu min_blocked_s=3900000) || { fail "$msg"; return; }
+	pass "$msg"
+}
+
+# --match lifo and fifo: overlapping intervals of one thread, each split
+# from its own START (tests/workloads/inflight.c): a recursion level d
+# lasts d sleeps of 300 us, the i-th pair of a FIFO round 4 + i sleeps of
+# 400 us; the thread sleeps nearly all of it, each sleep's blocked part
+# at least 90% of the sleep (its timer is armed before it leaves its CPU)
+test_explain_overlapping_intervals() {
+	local wl=$WL/inflight msg
+	"$KDIST" pair --explain --match lifo --slower-than 1ns -o json \
+		"u:$wl:recurse" "ur:$wl:recurse" -- "$wl" recurse 10 6 300 >"$TMP/exl.json" 2>"$TMP/err" ||
+		{ fail "lifo: exit $?: $(cat "$TMP/err")"; return; }
+	"$KDIST" pair --explain --match fifo --key arg0 --slower-than 1ns -o json \
+		"u:$wl:fifo_begin" "u:$wl:fifo_end" -- "$wl" fifo 5 4 400 >"$TMP/exf.json" 2>"$TMP/err" ||
+		{ fail "fifo: exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 - "$TMP/exl.json" "$TMP/exf.json" <<'PY'
+import json, sys
+P = ("oncpu", "irq", "runnable", "blocked_s", "blocked_d", "blocked_other", "unattributed")
+out = []
+for path, n, bound in ((sys.argv[1], 60, lambda i: (i % 6 + 1) * 300000),
+                       (sys.argv[2], 20, lambda i: (4 + i % 4) * 400000)):
+    ev = [json.loads(l) for l in open(path) if l.startswith('{"event"')]
+    if len(ev) != n:
+        sys.exit(f"{path}: {len(ev)} intervals, expected {n}")
+    for i, e in enumerate(ev):
+        if sum(e[p + "_ns"] or 0 for p in P) != e["latency_ns"]:
+            sys.exit(f"{path}: interval {i}: parts do not add up: {e}")
+        if e["blocked_s_ns"] < 0.9 * bound(i) or e["blocked_s_ns"] > e["latency_ns"]:
+            sys.exit(f"{path}: interval {i}: blocked_s {e['blocked_s_ns']} ns for {bound(i)} ns of sleeps: {e}")
+    out.append(f"{n} intervals, each blocked_s >= 90% of its sleeps and its parts adding up")
+print("lifo: %s; fifo: %s" % tuple(out))
+PY
+) || { fail "$msg"; return; }
+	pass "$msg"
 }
 
 test_explain_syscalls_recipe_splits_sleeps() {

@@ -9,7 +9,13 @@
  * With FIFO_MS, the thread is pinned to CPU 0 beside a SCHED_FIFO thread
  * pinned there too: each call, after its spin, wakes that thread, which
  * spins FIFO_MS milliseconds of wall time and waits again; the caller is
- * runnable, not running, for all of it. */
+ * runnable, not running, for all of it.
+ *
+ * splitwork N SPIN_US SLEEP_US handoff: each call's interval ends on
+ * another thread.  The main thread calls hand_begin(i), spins and sleeps
+ * as above, hands i to a thread "finisher" and waits for its answer; the
+ * finisher calls hand_end(i) and answers.  The main thread's references
+ * (cpu, run_delay, wall) run from before hand_begin() to the answer. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -98,6 +104,58 @@ __attribute__((noinline)) void split_step(long spin_ns, long sleep_ns)
 	wl_report("run_delay", run_delay() - d0);
 }
 
+__attribute__((noinline, noclone)) void hand_begin(long id)
+{
+	asm volatile("" : : "r"(id) : "memory");
+}
+
+__attribute__((noinline, noclone)) void hand_end(long id)
+{
+	asm volatile("" : : "r"(id) : "memory");
+}
+
+static int to_fin[2], from_fin[2];
+
+static void *finisher(void *arg)
+{
+	long id;
+
+	pthread_setname_np(pthread_self(), "finisher");
+	while (read(to_fin[0], &id, sizeof(id)) == sizeof(id)) {
+		hand_end(id);
+		if (write(from_fin[1], "d", 1) != 1)
+			exit(5);
+	}
+	return arg;
+}
+
+static void handoff(long n, long spin_ns, long sleep_ns)
+{
+	struct timespec ts = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
+	pthread_t t;
+	char c;
+
+	if (pipe(to_fin) || pipe(from_fin) || pthread_create(&t, NULL, finisher, NULL))
+		exit(3);
+	for (long i = 1; i <= n; i++) {
+		long cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay();
+		long w0 = clock_ns(CLOCK_MONOTONIC);
+
+		hand_begin(i);
+		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < spin_ns)
+			;
+		if (sleep_ns)
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		if (write(to_fin[1], &i, sizeof(i)) != sizeof(i) || read(from_fin[0], &c, 1) != 1)
+			exit(5);
+		wl_report("wall", clock_ns(CLOCK_MONOTONIC) - w0);
+		wl_report("cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
+		wl_report("run_delay", run_delay() - d0);
+	}
+	close(to_fin[1]);
+	pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	long n, spin_ns, sleep_ns;
@@ -114,6 +172,10 @@ int main(int argc, char **argv)
 	if (sched_fd < 0)
 		return 3;
 	wl_report_open();
+	if (argc > 4 && !strcmp(argv[4], "handoff")) {
+		handoff(n, spin_ns, sleep_ns);
+		return 0;
+	}
 	if (fifo_ns) {
 		if (pipe(wake) || pipe(done))
 			return 3;

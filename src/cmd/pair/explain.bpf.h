@@ -10,6 +10,13 @@
  * one task storage lookup that finds nothing (the task's storage list is
  * empty) and leave.
  *
+ * Intervals that may end on another thread (--key) or overlap on one
+ * (--match fifo|lifo) keep the thread's state in ex_tids, by tid, where an
+ * END on any thread finds it.  Its parts are then running sums while any
+ * interval of the thread is open (armed counts them), each interval keeps
+ * a snapshot of them from its START (ex_starts, by its match key and its
+ * place in the queue), and its split is their difference at its END.
+ *
  * Included by pair.bpf.c after cfg, the drop counters and the stack map.
  */
 #ifndef KDIST_EXPLAIN_BPF_H
@@ -32,7 +39,8 @@ struct ex_task {
 	__u64 rd0, se0;		/* its run-delay and CPU time when it left its CPU */
 	__u32 switches, preempts;
 	__u32 state;		/* EX_ONCPU, EX_RUNNABLE, EX_S, EX_D or EX_OTHER */
-	__u32 armed;
+	__u32 armed;		/* its open intervals (1 at most by thread) */
+	__u64 born;		/* ex_tids: the thread's start_time (tids are reused) */
 	/* --explain full: the block under way (ns: when it began), the
 	 * longest that ended (ns: its length) */
 	struct ex_block cur, longest;
@@ -44,6 +52,39 @@ struct {
 	__type(key, int);
 	__type(value, struct ex_task);
 } ex_tasks SEC(".maps");
+
+/* A START's snapshot of its thread's running sums (ex_tids). */
+struct ex_snap {
+	__u64 acc[EX_NPARTS];
+	__u64 irq;
+	__u64 born;
+	__u32 switches, preempts;
+	__u32 tid;		/* 0: the START found no state (storage_failed) */
+	__u32 pad;
+};
+
+/* An open interval's place: its match key (by thread: the tid in v[0])
+ * and its slot in the key's queue (0 without --match). */
+struct ex_start_key {
+	struct match_key k;
+	__u64 slot;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ex_task);
+} ex_tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, struct ex_start_key);
+	__type(value, struct ex_snap);
+} ex_starts SEC(".maps");
 
 /* Sums per group and row, for the whole run (user space reads, never
  * deletes: a group's rows are at most EX_ROWS). */
@@ -63,6 +104,8 @@ struct ex_cpu {
 	__u64 irq_start;
 	struct ex_one last;
 	struct ex_key key;
+	struct ex_snap snap;		/* a START's, on its way to ex_starts */
+	struct ex_start_key skey;
 };
 
 struct {
@@ -73,6 +116,7 @@ struct {
 } ex_percpu SEC(".maps");
 
 static const struct ex_val ex_zero;
+static const struct ex_task ex_task_zero;
 
 /* Kernels before 5.14 name the field `state`. */
 struct task_struct___pre514 {
@@ -101,11 +145,24 @@ static __always_inline __u32 ex_leave_state(struct task_struct *t, bool preempt)
 	return EX_OTHER;
 }
 
+/* Thread t's state: in its task storage, or by tid (cfg.explain_tid). */
+static __always_inline struct ex_task *ex_get(struct task_struct *t, bool create)
+{
+	__u32 tid;
+
+	if (!cfg.explain_tid)
+		return bpf_task_storage_get(&ex_tasks, t, 0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	tid = t->pid;
+	return create ? lookup_or_init(&ex_tids, &tid, &ex_task_zero) :
+			bpf_map_lookup_elem(&ex_tids, &tid);
+}
+
 static __always_inline struct ex_task *ex_armed(struct task_struct *t)
 {
-	struct ex_task *x = bpf_task_storage_get(&ex_tasks, t, 0, 0);
+	struct ex_task *x = ex_get(t, false);
 
-	return x && x->armed ? x : NULL;
+	return x && x->armed && (!cfg.explain_tid || x->born == t->start_time) ? x : NULL;
 }
 
 /* The stretch since x->last goes to the current state. */
@@ -123,12 +180,12 @@ static __always_inline void ex_charge(struct ex_task *x, __u64 now)
 	x->last = now;
 }
 
-/* The parts as they were at ts, for an END whose timestamp is older than
- * the thread's last switch: the END's program was preempted between the
- * two.  Walks the stretches back from the newest, taking off what lies
- * after ts.  More than EX_RING stretches after ts: the sum check of
- * ex_stop takes the rest. */
-static __always_inline void ex_rewind(struct ex_task *x, __u64 ts)
+/* part[] less what the thread's stretches after ts added, for an END
+ * whose timestamp is older than the thread's last switch: the END's
+ * program was preempted between the two.  Walks the stretches back from
+ * the newest.  More than EX_RING stretches after ts: the sum check of
+ * ex_settle() takes the rest. */
+static __always_inline void ex_rewind(const struct ex_task *x, __u64 ts, __u64 *part)
 {
 	__u64 end = x->last;
 
@@ -144,10 +201,9 @@ static __always_inline void ex_rewind(struct ex_task *x, __u64 ts)
 		s = x->ring_state[k];
 		cut = end - (start > ts ? start : ts);
 		if (s < EX_NPARTS)
-			x->acc[s] -= cut < x->acc[s] ? cut : x->acc[s];
+			part[s] -= cut < part[s] ? cut : part[s];
 		end = start;
 	}
-	x->last = ts;
 }
 
 /* The kernel keeps run-queue waits per thread (CONFIG_SCHED_INFO). */
@@ -213,19 +269,13 @@ static __always_inline __u64 ex_switches(struct task_struct *t)
  * ex_switches() before ts.  If it switched since, the switch came before
  * the thread was armed and was not seen: the time from ts to now is not
  * attributed, rather than counted on-CPU. */
-static __always_inline void ex_arm(struct task_struct *cur, __u64 ts, __u64 sw)
+static __always_inline void ex_init(struct ex_task *x, struct task_struct *cur, __u64 ts,
+				    __u64 sw)
 {
-	struct ex_task *x = bpf_task_storage_get(&ex_tasks, cur, 0,
-						 BPF_LOCAL_STORAGE_GET_F_CREATE);
-
-	if (!x) {
-		drop(DROP_STORAGE);	/* its END records it unattributed */
-		return;
-	}
 	__builtin_memset(x, 0, sizeof(*x));
 	x->last = ts;
 	x->state = EX_ONCPU;
-	x->armed = 1;
+	x->born = cur->start_time;
 	if (ex_switches(cur) != sw) {
 		__u64 now = bpf_ktime_get_ns();
 
@@ -234,39 +284,97 @@ static __always_inline void ex_arm(struct task_struct *cur, __u64 ts, __u64 sw)
 	}
 }
 
-/* END of thread cur at ts, delta after its START: the split into the CPU's
- * ex_cpu.last, the thread disarmed.  NULL only if the per-CPU slot is. */
-static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts, __u64 delta)
+static __always_inline void ex_arm(struct task_struct *cur, __u64 ts, __u64 sw)
+{
+	struct ex_task *x = ex_get(cur, true);
+
+	if (!x) {
+		drop(DROP_STORAGE);	/* its END records it unattributed */
+		return;
+	}
+	ex_init(x, cur, ts, sw);
+	x->armed = 1;
+}
+
+/* The thread of a START that will not end (replaced, or lost from a full
+ * queue) has one interval fewer open; its snapshot at key goes. */
+static __always_inline void ex_abandon(const struct ex_start_key *key)
+{
+	struct ex_snap *s = bpf_map_lookup_elem(&ex_starts, key);
+	struct ex_task *x;
+	__u32 tid;
+
+	if (!s)
+		return;
+	tid = s->tid;
+	x = tid ? bpf_map_lookup_elem(&ex_tids, &tid) : NULL;
+	if (x && x->born == s->born && x->armed && !--x->armed)
+		bpf_map_delete_elem(&ex_tids, &tid);
+	bpf_map_delete_elem(&ex_starts, key);
+}
+
+/* START of thread cur at ts (cfg.explain_tid): a new interval, whose
+ * snapshot of the thread's running sums goes to ex_starts at (k, slot).
+ * The thread's first open interval starts its sums, a later one charges
+ * the stretch under way up to ts first.  k NULL: by thread (its tid). */
+static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
+				    const struct match_key *k, __u64 slot)
 {
 	__u32 zero = 0;
 	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
-	struct ex_task *x = ex_armed(cur);
-	__u64 sum = 0, irq, excess;
+	struct ex_task *x;
+	struct ex_snap *s;
 
 	if (!c)
-		return NULL;
-	__builtin_memset(&c->last, 0, sizeof(c->last));
+		return;
+	s = &c->snap;
+	__builtin_memset(&c->skey, 0, sizeof(c->skey));
+	if (k)
+		c->skey.k = *k;
+	else
+		c->skey.k.v[0] = cur->pid;
+	c->skey.slot = slot;
+	__builtin_memset(s, 0, sizeof(*s));
+	x = ex_get(cur, true);
 	if (!x) {
-		c->last.part[EX_UNATTR] = delta;
-		return c;
-	}
-	if (ts < x->last) {
-		ex_rewind(x, ts);
+		drop(DROP_STORAGE);	/* its END records it unattributed */
 	} else {
-		ex_running(x, cur, ts);
-		ex_charge(x, ts);
+		if (!x->armed || x->born != cur->start_time) {
+			ex_init(x, cur, ts, sw);
+		} else if (ts > x->last) {
+			ex_running(x, cur, ts);
+			ex_charge(x, ts);
+		}
+		x->armed++;
+		for (int i = 0; i < EX_NPARTS; i++)
+			s->acc[i] = x->acc[i];
+		s->irq = x->irq;
+		s->switches = x->switches;
+		s->preempts = x->preempts;
+		s->born = x->born;
+		s->tid = cur->pid;
 	}
-	x->armed = 0;
-	c->last.block = x->longest;
-	for (int i = 0; i < EX_NPARTS; i++) {
-		c->last.part[i] = x->acc[i];
-		sum += x->acc[i];
-	}
-	irq = x->irq < x->acc[EX_ONCPU] ? x->irq : x->acc[EX_ONCPU];
+	/* a START whose slot was not ended (replaced, or its queue full)
+	 * leaves the thread it was of */
+	ex_abandon(&c->skey);
+	if (bpf_map_update_elem(&ex_starts, &c->skey, s, BPF_ANY))
+		drop(DROP_EXPLAIN_FULL);
+}
+
+/* END of thread cur at ts, delta after its START: the split into the CPU's
+ * ex_cpu.last, the thread disarmed.  NULL only if the per-CPU slot is. */
+/* c->last's parts made to add up to delta: irq time (at most the on-CPU
+ * part) taken out of on-CPU, what is missing unattributed. */
+static __always_inline struct ex_cpu *ex_settle(struct ex_cpu *c, __u64 irq, __u64 delta)
+{
+	__u64 sum = 0, excess;
+
+	for (int i = 0; i < EX_NPARTS; i++)
+		sum += c->last.part[i];
+	if (irq > c->last.part[EX_ONCPU])
+		irq = c->last.part[EX_ONCPU];
 	c->last.part[EX_ONCPU] -= irq;
-	c->last.part[EX_IRQ] = irq;
-	c->last.switches = x->switches;
-	c->last.preempts = x->preempts;
+	c->last.part[EX_IRQ] += irq;
 	if (sum <= delta) {
 		c->last.part[EX_UNATTR] += delta - sum;
 		return c;
@@ -280,6 +388,89 @@ static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts,
 		excess -= take;
 	}
 	return c;
+}
+
+static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts, __u64 delta)
+{
+	__u32 zero = 0;
+	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
+	struct ex_task *x = ex_armed(cur);
+
+	if (!c)
+		return NULL;
+	__builtin_memset(&c->last, 0, sizeof(c->last));
+	if (!x) {
+		c->last.part[EX_UNATTR] = delta;
+		return c;
+	}
+	if (ts >= x->last) {
+		ex_running(x, cur, ts);
+		ex_charge(x, ts);
+	}
+	x->armed = 0;
+	c->last.block = x->longest;
+	for (int i = 0; i < EX_NPARTS; i++)
+		c->last.part[i] = x->acc[i];
+	if (ts < x->last)
+		ex_rewind(x, ts, c->last.part);
+	c->last.switches = x->switches;
+	c->last.preempts = x->preempts;
+	return ex_settle(c, x->irq, delta);
+}
+
+/* END at ts of the interval at (k, slot), delta after its START, on thread
+ * cur (cfg.explain_tid): its split into the CPU's ex_cpu.last, the
+ * difference of its thread's running sums since its START's snapshot.
+ * The thread's stretch under way is charged up to ts; its last interval
+ * closed, the thread leaves ex_tids.  NULL only if the per-CPU slot is. */
+static __always_inline struct ex_cpu *ex_close(struct task_struct *cur, __u64 ts, __u64 delta,
+					       const struct match_key *k, __u64 slot)
+{
+	__u32 zero = 0, tid = 0;
+	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
+	struct ex_task *x = NULL;
+	struct ex_snap *s;
+	__u64 irq;
+
+	if (!c)
+		return NULL;
+	__builtin_memset(&c->last, 0, sizeof(c->last));
+	__builtin_memset(&c->skey, 0, sizeof(c->skey));
+	if (k)
+		c->skey.k = *k;
+	else
+		c->skey.k.v[0] = cur->pid;
+	c->skey.slot = slot;
+	s = bpf_map_lookup_elem(&ex_starts, &c->skey);
+	if (!s) {
+		c->last.part[EX_UNATTR] = delta;
+		return c;
+	}
+	tid = s->tid;
+	if (tid)
+		x = bpf_map_lookup_elem(&ex_tids, &tid);
+	if (!x || !x->armed || x->born != s->born) {
+		c->last.part[EX_UNATTR] = delta;
+		bpf_map_delete_elem(&ex_starts, &c->skey);
+		return c;
+	}
+	if (ts >= x->last) {
+		/* the START's thread is on a CPU only if it is this END's */
+		if (tid == cur->pid)
+			ex_running(x, cur, ts);
+		ex_charge(x, ts);
+	}
+	for (int i = 0; i < EX_NPARTS; i++)
+		c->last.part[i] = x->acc[i] > s->acc[i] ? x->acc[i] - s->acc[i] : 0;
+	if (ts < x->last)
+		ex_rewind(x, ts, c->last.part);
+	c->last.switches = x->switches - s->switches;
+	c->last.preempts = x->preempts - s->preempts;
+	irq = x->irq > s->irq ? x->irq - s->irq : 0;
+	if (!--x->armed)
+		bpf_map_delete_elem(&ex_tids, &tid);
+	bpf_map_delete_elem(&ex_starts, &c->skey);
+	return ex_settle(c, irq, delta);
 }
 
 /* The split of c->last added to group g's row of delta. */

@@ -54,6 +54,12 @@ struct {
 
 static const struct mq mq_zero;
 
+/* The queue is the thread's own (task storage), not a key's. */
+static __always_inline bool mq_by_thread(struct task_struct *t)
+{
+	return cfg.thread_key && cfg.task_storage && !t;
+}
+
 /* The queue of this event's key; created at a START (create). */
 static __always_inline struct mq *mq_of(void *ctx, int side, int src, struct task_struct *t,
 					bool create)
@@ -61,7 +67,7 @@ static __always_inline struct mq *mq_of(void *ctx, int side, int src, struct tas
 	struct match_key k = {};
 	struct mq *q;
 
-	if (cfg.thread_key && cfg.task_storage && !t) {
+	if (mq_by_thread(t)) {
 		q = bpf_task_storage_get(&mq_tasks, bpf_get_current_task_btf(), 0,
 					 create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 		if (!q && create)
@@ -80,12 +86,14 @@ static __always_inline struct mq *mq_of(void *ctx, int side, int src, struct tas
 static __always_inline int mq_start(void *ctx, int src)
 {
 	struct task_struct *t = subject(ctx, src);
+	struct match_key k = {};
 	struct mq_ent *e;
 	struct mq *q;
-	__u64 n;
+	__u64 n, sw;
 
 	if (filtered_out(t) || !cond_holds(ctx, src, t, 0))
 		return 0;
+	sw = cfg.explain ? ex_switches(bpf_get_current_task_btf()) : 0;
 	q = mq_of(ctx, 0, src, t, true);
 	if (!q)
 		return 0;
@@ -103,6 +111,12 @@ static __always_inline int mq_start(void *ctx, int src)
 		drop(DROP_QUEUE_FULL);	/* MQ_DEPTH in flight: the oldest is lost */
 	read_group(ctx, &e->group, src, t);
 	e->ts = bpf_ktime_get_ns();
+	if (cfg.explain) {
+		if (!mq_by_thread(t))
+			read_match(ctx, 0, &k, src, t);
+		ex_open(bpf_get_current_task_btf(), e->ts, sw, mq_by_thread(t) ? NULL : &k,
+			n & (MQ_DEPTH - 1));
+	}
 	/* the entry is whole before an END on another CPU can take it */
 	asm volatile("" ::: "memory");
 	e->seq = n + 1;
@@ -112,7 +126,9 @@ static __always_inline int mq_start(void *ctx, int src)
 static __always_inline int mq_end(void *ctx, int src)
 {
 	struct mq *q = mq_of(ctx, 1, src, NULL, false);
+	struct match_key k = {};
 	struct group_key g;
+	struct ex_cpu *x;
 	struct mq_ent *e;
 	__u64 ts = bpf_ktime_get_ns(), n, delta;
 
@@ -142,18 +158,22 @@ static __always_inline int mq_end(void *ctx, int src)
 	delta = ts - e->ts;
 	g = e->group;
 	e->seq = 0;
+	if (!mq_by_thread(NULL) && (cfg.explain || (cfg.slow_ns && delta > cfg.slow_ns)))
+		read_match(ctx, 1, &k, src, NULL);
+	x = cfg.explain ? ex_close(bpf_get_current_task_btf(), ts, delta,
+				   mq_by_thread(NULL) ? NULL : &k, n & (MQ_DEPTH - 1)) : NULL;
 	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
 		return 0;
 	end_group(ctx, &g, src);
 	if (cfg.slow_ns && delta > cfg.slow_ns) {
-		struct match_key k = {};
 		struct slow_start w;
 
-		read_match(ctx, 1, &k, src, NULL);
 		slow_who(ctx, &w, NULL, false);	/* the END's task */
 		slow_emit(ctx, &w, &k, &g, ts, delta);
 	}
 	record(&g, delta);
+	if (cfg.explain)
+		ex_record(x, &g, delta);
 	return 0;
 }
 

@@ -360,7 +360,8 @@ static __always_inline bool filtered_out(struct task_struct *t)
 
 static __always_inline void record(struct group_key *g, __u64 delta);
 
-static __always_inline int start_matched(void *ctx, int src, struct task_struct *t, __u64 ts);
+static __always_inline int start_matched(void *ctx, int src, struct task_struct *t, __u64 ts,
+					 __u64 sw);
 
 /* The hot path: pairing by thread with the start in task storage (never
  * with a subject or in single-event mode, see pair.c).  The current task
@@ -436,7 +437,7 @@ static __always_inline int mq_end(void *ctx, int src);
 static __always_inline int on_start(void *ctx, int src)
 {
 	struct task_struct *t = subject(ctx, src);
-	__u64 ts;
+	__u64 ts, sw;
 
 	if (cfg.match)
 		return mq_start(ctx, src);
@@ -451,14 +452,18 @@ static __always_inline int on_start(void *ctx, int src)
 		record(&g, cfg.value.kind ? start_val(ctx, &cfg.value, src, t) : 0);
 		return 0;
 	}
+	sw = cfg.explain ? ex_switches(bpf_get_current_task_btf()) : 0;
 	ts = bpf_ktime_get_ns();
-	return start_matched(ctx, src, t, ts);
+	return start_matched(ctx, src, t, ts, sw);
 }
 
-static __always_inline int start_matched(void *ctx, int src, struct task_struct *t, __u64 ts)
+/* sw: --explain, the START thread's ex_switches() before ts */
+static __always_inline int start_matched(void *ctx, int src, struct task_struct *t, __u64 ts,
+					 __u64 sw)
 {
 	struct start_val *sv, nv = {};
 	struct match_key k = {};
+	struct ex_cpu *x;
 
 	read_match(ctx, 0, &k, src, t);
 	nv.ts = ts;
@@ -481,19 +486,27 @@ static __always_inline int start_matched(void *ctx, int src, struct task_struct 
 			}
 			sv->ts = ts;
 			sv->group = nv.group;
+			x = cfg.explain ? ex_close(bpf_get_current_task_btf(), ts, delta, &k, 0) : NULL;
 			if (cfg.slow_ns)
 				slow_emit(ctx, &ow, &k, &og, ts, delta);
 			record(&og, delta);
+			if (cfg.explain) {
+				ex_record(x, &og, delta);
+				ex_open(bpf_get_current_task_btf(), ts, sw, &k, 0);
+			}
 			return 0;
 		}
 	}
-	if (!bpf_map_update_elem(&match_start, &k, &nv, BPF_NOEXIST))
-		return 0;
-	/* an entry exists (a START nobody ended) or the table is full */
-	if (bpf_map_update_elem(&match_start, &k, &nv, BPF_EXIST))
-		drop(DROP_MATCH_FULL);
-	else
+	if (bpf_map_update_elem(&match_start, &k, &nv, BPF_NOEXIST)) {
+		/* an entry exists (a START nobody ended) or the table is full */
+		if (bpf_map_update_elem(&match_start, &k, &nv, BPF_EXIST)) {
+			drop(DROP_MATCH_FULL);
+			return 0;
+		}
 		drop(DROP_START_REPLACED);
+	}
+	if (cfg.explain)
+		ex_open(bpf_get_current_task_btf(), ts, sw, &k, 0);
 	return 0;
 }
 
@@ -632,6 +645,7 @@ static __always_inline int on_end(void *ctx, int src)
 	struct start_val *sv;
 	struct group_key g = {};
 	struct slow_start w;	/* read only with --slower-than */
+	struct ex_cpu *x;
 	__u64 ts, delta;
 
 	if (cfg.match)
@@ -653,11 +667,14 @@ static __always_inline int on_end(void *ctx, int src)
 	if (cfg.slow_ns)
 		w = sv->slow;
 	bpf_map_delete_elem(&match_start, &k);
+	x = cfg.explain ? ex_close(bpf_get_current_task_btf(), ts, delta, &k, 0) : NULL;
 	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
 		return 0;
 	end_group(ctx, &g, src);
 	slow_emit(ctx, &w, &k, &g, ts, delta);
 	record(&g, delta);
+	if (cfg.explain)
+		ex_record(x, &g, delta);
 	return 0;
 }
 

@@ -91,6 +91,7 @@ struct pair_cfg {
 	/* paths through the kernel's types that values (VAL_PATH*) follow */
 	struct kpath path[KPATH_MAX];
 	unsigned char explain;		/* --explain: split intervals (explain.bpf.h) */
+	unsigned char explain_tid;	/* ... by tid, with snapshots: --key, --match */
 	unsigned char match;		/* --match: enum match_mode (match.bpf.h) */
 	/* The one START component is a small number (nby == 1): groups
 	 * whose numbers fit go to dense_table (dense.bpf.h), the END's

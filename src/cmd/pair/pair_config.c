@@ -529,10 +529,10 @@ int pair_configure(struct pair *p, const struct pair_spec *ps, struct options *o
 		c->slow_ns = o->slower_ns;
 		c->slow_stack = o->stack;
 	}
-	if (o->explain && (ps->single || ps->key || ps->subject_arg)) {
-		kd_err("bad option: --explain splits intervals that start and end on one thread; "
-		       "this measurement matches %s", ps->single ? "no intervals" :
-		       ps->key ? ps->key : "another task's events");
+	if (o->explain && (ps->single || ps->subject_arg)) {
+		kd_err("bad option: --explain splits the time of the thread an interval starts on; "
+		       "this measurement has %s", ps->single ? "no intervals" :
+		       "STARTs about another task");
 		return -EINVAL;
 	}
 	c->explain = o->explain;
@@ -550,9 +550,12 @@ int pair_configure(struct pair *p, const struct pair_spec *ps, struct options *o
 		       "compare-and-swap: %s", why);
 		return -EINVAL;
 	}
-	if (c->match && o->explain) {
-		kd_err("bad option: --explain splits one interval per thread; not with --match %s",
-		       c->match == MATCH_FIFO ? "fifo" : "lifo");
+	/* intervals that end on another thread or overlap on one: the
+	 * START thread's state by tid, each interval's snapshot of it */
+	c->explain_tid = o->explain && (ps->key || c->match);
+	if (c->explain_tid && o->explain == EXPLAIN_FULL) {
+		kd_err("bad option: --explain full names the longest block of one interval per "
+		       "thread; not with %s", ps->key ? "--key" : "--match");
 		return -EINVAL;
 	}
 

@@ -258,7 +258,10 @@ int pair_load(struct pair *p, struct options *o)
 				"a tid-keyed hash");
 		}
 	}
-	if (p->cfg.explain && !p->cfg.task_storage) {
+	/* by thread, its state is in task storage; by tid (--key, --match),
+	 * its programs still take the current task's BTF pointer, as new */
+	if (p->cfg.explain && !(p->cfg.explain_tid ? feature_has(FEAT_TASK_STORAGE_MAP, NULL) :
+				p->cfg.task_storage)) {
 		kd_err("failed to explain %s: this kernel has no task storage for its programs",
 		       p->ev[0].text);
 		return -EOPNOTSUPP;

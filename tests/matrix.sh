@@ -372,6 +372,37 @@ test_matrix_wakeup() {
 	mx_pass "${ns} ns of wakee off-CPU time woken from waker_loop (1e8..$life)"
 }
 
+# --explain by key: each interval starts on splitwork's main thread and
+# ends on its finisher thread; the split is the main thread's: it spun
+# 6 ms of its own CPU time, counted from before hand_begin (on-CPU and irq
+# wall time hold at least 5 ms of it: an emulated VM's probe hit and the
+# workload's own clock reads before it take up to a few hundred us), and
+# slept 4 ms (its timer armed just before it leaves its CPU: blocked,
+# or runnable if it was preempted in between, for 3.8 ms or more), and the
+# parts add up to the latency
+test_matrix_explain_key() {
+	mx_case "pair --explain --key"
+	mx_need "task storage maps" || return
+	MX_ATTACH="uprobe; tp_btf"
+	mx_run exk pair --explain --key arg0 --slower-than 1ns "u:$WL/splitwork:hand_begin" \
+		"u:$WL/splitwork:hand_end" -- "$WL/splitwork" 10 6000 4000 handoff || return
+	local msg
+	msg=$(python3 - "$TMP/exk.json" <<'PY'
+import json, sys
+P = ("oncpu", "irq", "runnable", "blocked_s", "blocked_d", "blocked_other", "unattributed")
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"event"')]
+bad = [e for e in ev if sum(e[p + "_ns"] or 0 for p in P) != e["latency_ns"]
+       or e["oncpu_ns"] + (e["irq_ns"] or 0) < 5000000
+       or e["blocked_s_ns"] + e["runnable_ns"] < 3800000]
+if len(ev) != 10 or bad:
+    print(f"{len(ev)} intervals (10), wrong: {bad[:1]}")
+    sys.exit(1)
+print(f"10 intervals of the main thread ended by the finisher: on-CPU >= {min(e['oncpu_ns'] + (e['irq_ns'] or 0) for e in ev)} ns, blocked S (and runnable) >= {min(e['blocked_s_ns'] + e['runnable_ns'] for e in ev)} ns, parts adding up")
+PY
+) || { mx_fail "$msg"; return; }
+	mx_pass "$msg"
+}
+
 # --- serve -------------------------------------------------------------------
 
 # mx_scrape PORT FAMILY LABEL=VALUE: the sum of FAMILY's samples in a scrape

@@ -296,6 +296,19 @@ static __always_inline void ex_arm(struct task_struct *cur, __u64 ts, __u64 sw)
 	x->armed = 1;
 }
 
+/* c->skey: the place of an interval of thread cur, by key k (NULL: by
+ * the thread) and queue slot. */
+static __always_inline void ex_place(struct ex_cpu *c, struct task_struct *cur,
+				     const struct match_key *k, __u64 slot)
+{
+	__builtin_memset(&c->skey, 0, sizeof(c->skey));
+	if (k)
+		c->skey.k = *k;
+	else
+		c->skey.k.v[0] = cur->pid;
+	c->skey.slot = slot;
+}
+
 /* The thread of a START that will not end (replaced, or lost from a full
  * queue) has one interval fewer open; its snapshot at key goes. */
 static __always_inline void ex_abandon(const struct ex_start_key *key)
@@ -328,12 +341,7 @@ static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
 	if (!c)
 		return;
 	s = &c->snap;
-	__builtin_memset(&c->skey, 0, sizeof(c->skey));
-	if (k)
-		c->skey.k = *k;
-	else
-		c->skey.k.v[0] = cur->pid;
-	c->skey.slot = slot;
+	ex_place(c, cur, k, slot);
 	__builtin_memset(s, 0, sizeof(*s));
 	x = ex_get(cur, true);
 	if (!x) {
@@ -435,12 +443,7 @@ static __always_inline struct ex_cpu *ex_close(struct task_struct *cur, __u64 ts
 	if (!c)
 		return NULL;
 	__builtin_memset(&c->last, 0, sizeof(c->last));
-	__builtin_memset(&c->skey, 0, sizeof(c->skey));
-	if (k)
-		c->skey.k = *k;
-	else
-		c->skey.k.v[0] = cur->pid;
-	c->skey.slot = slot;
+	ex_place(c, cur, k, slot);
 	s = bpf_map_lookup_elem(&ex_starts, &c->skey);
 	if (!s) {
 		c->last.part[EX_UNATTR] = delta;

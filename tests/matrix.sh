@@ -376,7 +376,9 @@ test_matrix_wakeup() {
 # ends on its finisher thread; the split is the main thread's: it spun
 # 6 ms of its own CPU time, counted from before hand_begin (on-CPU and irq
 # wall time hold at least 5 ms of it: an emulated VM's probe hit and the
-# workload's own clock reads before it take up to a few hundred us), and
+# workload's own clock reads before it take up to a few hundred us; not
+# the first interval, whose probe hit first maps the process's page for
+# probed instructions, 1.3 ms of CPU time in the arm64 VM), and
 # slept 4 ms (its timer armed just before it leaves its CPU: blocked,
 # or runnable if it was preempted in between, for 3.8 ms or more), and the
 # parts add up to the latency
@@ -391,13 +393,13 @@ test_matrix_explain_key() {
 import json, sys
 P = ("oncpu", "irq", "runnable", "blocked_s", "blocked_d", "blocked_other", "unattributed")
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"event"')]
-bad = [e for e in ev if sum(e[p + "_ns"] or 0 for p in P) != e["latency_ns"]
-       or e["oncpu_ns"] + (e["irq_ns"] or 0) < 5000000
+bad = [e for i, e in enumerate(ev) if sum(e[p + "_ns"] or 0 for p in P) != e["latency_ns"]
+       or (i and e["oncpu_ns"] + (e["irq_ns"] or 0) < 5000000)
        or e["blocked_s_ns"] + e["runnable_ns"] < 3800000]
 if len(ev) != 10 or bad:
     print(f"{len(ev)} intervals (10), wrong: {bad[:1]}")
     sys.exit(1)
-print(f"10 intervals of the main thread ended by the finisher: on-CPU >= {min(e['oncpu_ns'] + (e['irq_ns'] or 0) for e in ev)} ns, blocked S (and runnable) >= {min(e['blocked_s_ns'] + e['runnable_ns'] for e in ev)} ns, parts adding up")
+print(f"10 intervals of the main thread ended by the finisher: on-CPU >= {min(e['oncpu_ns'] + (e['irq_ns'] or 0) for e in ev[1:])} ns, blocked S (and runnable) >= {min(e['blocked_s_ns'] + e['runnable_ns'] for e in ev)} ns, parts adding up")
 PY
 ) || { mx_fail "$msg"; return; }
 	mx_pass "$msg"

@@ -3,7 +3,7 @@
  * --explain: each START -> END interval of the START's thread split into
  * where its time went (on-CPU, irq, runnable, blocked by state,
  * unattributed), timed in BPF with the latency's own clock
- * (cmd/pair/explain.bpf.h).  The parts, the sums the kernel keeps per group
+ * (kernel/explain.bpf.h).  The parts, the sums the kernel keeps per group
  * and row, and the measurement's copy of them.
  */
 #ifndef KDIST_MODEL_EXPLAIN_H

@@ -3,12 +3,14 @@
  * The views of --explain: per group the split of all intervals, of the
  * slowest 10% and of the slowest 1%.  The tails are whole rows (powers of
  * two): the rows from the one that holds the 90th (99th) percentile up, so
- * they hold at least that share.
+ * they hold at least that share.  And one interval's split on its
+ * --slower-than line.
  */
 #include "view/explain_view.h"
 #include "model/explain.h"
 #include "model/measure.h"
 #include "view/format.h"
+#include "view/evline.h"
 
 #include <string.h>
 
@@ -129,3 +131,17 @@ void explain_write_json(FILE *f, const struct measurement *m, const struct m_gro
 	fputs("]}", f);
 }
 
+void explain_event_fields(FILE *f, const struct ex_one *x, bool irq)
+{
+	char name[32], val[32];
+
+	for (int p = 0; p < EX_NPARTS; p++) {
+		snprintf(name, sizeof(name), "%s_ns", ex_part_names[p]);
+		snprintf(val, sizeof(val), "%llu", x->part[p]);
+		events_field(f, name, p == EX_IRQ && !irq ? "null" : val, false);
+	}
+	snprintf(val, sizeof(val), "%u", x->switches);
+	events_field(f, "switches", val, false);
+	snprintf(val, sizeof(val), "%u", x->preempts);
+	events_field(f, "preemptions", val, false);
+}

@@ -413,15 +413,21 @@ static void write_func_table(FILE *f, const struct measurement *m, const struct 
 			fprintf(f, j + 1 < m->nby ? " %-16s" : " %s", output_label(m, v[i], j, buf));
 		fputc('\n', f);
 	}
-	if (vo->hist) {
+	/* --hist: each row's histogram; --explain: its calls' split */
+	if (vo->hist || m->explain) {
 		for (int i = 0; i < n; i++) {
 			struct hist hb;
 			const struct hist *h = output_group_hist(v[i], &hb);
 			double div;
 			const char *u = pick_unit(m, vo, v[i], h, &div);
 
-			fprintf(f, "\n%s\n", output_label(m, v[i], 0, buf));
-			write_hist_text(f, h, u, div);
+			fprintf(f, "\n%s", output_label(m, v[i], 0, buf));
+			for (int j = 1; j < m->nby; j++)
+				fprintf(f, ", %s", output_label(m, v[i], j, buf));
+			fputc('\n', f);
+			if (vo->hist)
+				write_hist_text(f, h, u, div);
+			explain_write_text(f, m, v[i]);
 		}
 	}
 }

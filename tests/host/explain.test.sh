@@ -147,6 +147,30 @@ PY
 	pass "$msg"
 }
 
+# func --explain: each call of split_step against the references it took
+# inside itself, as for pair; and a recursion 6 levels deep (10 calls,
+# each level sleeping 300 us), every level an interval of its own: the
+# group's 60 calls hold 10 x (1 + ... + 6) sleeps of 300 us, blocked at
+# least 90% of that, and its parts add up to its sum
+test_explain_func_calls() {
+	local sw=$WL/splitwork wl=$WL/inflight msg
+	rm -f "$TMP/fx.times"
+	KDIST_WL_TIMES=$TMP/fx.times "$KDIST" func --explain --slower-than 1ns -o json "u:$sw:split_step" \
+		-- "$sw" 20 6000 4000 >"$TMP/fx.json" 2>"$TMP/err" || { fail "exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 "$TOP/tests/explain_check.py" "$TMP/fx.json" "$TMP/fx.times" \
+		count=20 sum cpu runnable min_blocked_s=3900000) || { fail "split_step: $msg"; return; }
+	"$KDIST" func --explain -o json "u:$wl:recurse" -- "$wl" recurse 10 6 300 >"$TMP/fr.json" 2>"$TMP/err" ||
+		{ fail "recurse: exit $?: $(cat "$TMP/err")"; return; }
+	local rec
+	rec=$(json "$TMP/fr.json" "(lambda g, a: 'ok' if g['count'] == 60 and a['count'] == 60
+		and a['sum'] == g['sum'] == sum(a['parts'].values()) and a['parts']['blocked_s'] >= 0.9 * 63000000
+		else str((g['count'], g['sum'], a)))(d['groups'][0], d['groups'][0]['explain']['all'])")
+	[ "$rec" = ok ] || { fail "recurse: $rec"; return; }
+	"$KDIST" func --explain full --slower-than 1ms "u:$sw:split_step" -d 1 >/dev/null 2>"$TMP/err"
+	[ $? = 2 ] && grep -q -- "--explain full" "$TMP/err" || { fail "full: $(cat "$TMP/err")"; return; }
+	pass "split_step: $msg; recurse: 60 calls, each level its own interval, parts adding up"
+}
+
 test_explain_syscalls_recipe_splits_sleeps() {
 	# the syscalls recipe with --explain: 20 nanosleeps of 5 ms are blocked S
 	"$KDIST" syscalls --explain -o json -- "$WL/sleeper" 20 5 >"$TMP/sys.json" 2>"$TMP/err" ||

@@ -11,7 +11,9 @@
  * per-thread shadow stack keeps one frame per active traced call, so nested
  * and recursive calls never overwrite an outer call's start, and a callee's
  * inclusive time is charged to its caller's frame to give the caller's self
- * time.
+ * time.  With --explain each frame's call is an interval of its thread
+ * (kernel/explain.bpf.h): the entry takes a snapshot of the thread's
+ * running sums at the frame's depth, the return splits the call.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -77,6 +79,13 @@ STACK_MAP(stacks, 1);	/* --stack, sized by user space when used */
 
 static const struct func_stack zero_stack;
 static const struct func_val zero_val;
+
+#define EX_KEY struct func_ex_key
+#define EX_GROUP struct func_key
+#define EX_MATCH struct func_ex_place
+#define EX_DROP_STORAGE FDROP_EX_STORAGE
+#define EX_DROP_FULL FDROP_EX_FULL
+#include "kernel/explain.bpf.h"
 
 static __always_inline bool filtered_out(void)
 {
@@ -162,10 +171,17 @@ static __always_inline void key_path(struct func_key *k, __u64 by)
 	path_count(err, cut);
 }
 
-static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested, __u64 arg)
+/* x: --explain, the call's split (ex_close()) */
+static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested, __u64 arg,
+				   struct ex_cpu *x)
 {
 	struct func_val *v;
 
+	if (cfg.explain && !cfg.grouped) {
+		struct func_key k = { .id = id };
+
+		ex_record(x, &k, incl);
+	}
 	if (cfg.grouped) {
 		struct func_key k = { .id = id };
 		__u64 pt = bpf_get_current_pid_tgid();
@@ -181,6 +197,8 @@ static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested
 			k.cgroup = bpf_get_current_cgroup_id();
 		if (cfg.by_path)
 			key_path(&k, arg);
+		if (cfg.explain)
+			ex_record(x, &k, incl);
 		v = group_value(&group_vals, &k, &zero_val, &full);
 		if (!v) {
 			if (full)
@@ -206,7 +224,8 @@ static __always_inline void record(__u32 id, __u64 incl, __u64 self, bool nested
 		v->total += incl;
 }
 
-static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts)
+static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts,
+				      const struct ex_cpu *x)
 {
 	struct func_slow *e = bpf_ringbuf_reserve(&slow_calls, sizeof(*e), 0);
 
@@ -220,6 +239,8 @@ static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts)
 	e->func = id;
 	e->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (cfg.explain && x)
+		e->ex = x->last;
 	/* at the return: the caller's chain, which a user stack taken at the
 	 * entry misses (the frame pointer is not pushed yet there) */
 	e->kstack = e->ustack = STACK_NONE;
@@ -242,6 +263,26 @@ static __always_inline __u32 func_id(void *ctx)
 	return id;
 }
 
+/* --explain: the return at ts of the call in frame at (entered at
+ * entry_ts) of a stack d deep: the frames above it, whose returns were
+ * missed, close no interval; its own split. */
+static __always_inline struct ex_cpu *explain_return(__u64 ts, int at, int d, __u64 entry_ts)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ex_cpu *c;
+
+	for (int i = 1; i < FUNC_MAX_DEPTH; i++) {
+		if (at + i >= d)
+			break;
+		c = bpf_map_lookup_elem(&ex_percpu, &(__u32){ 0 });
+		if (!c)
+			break;
+		ex_place(c, cur, NULL, at + i);
+		ex_abandon(&c->skey);
+	}
+	return ex_close(cur, ts, ts - entry_ts, NULL, at);
+}
+
 /* fentry: ctx is the function's arguments, else pt_regs */
 static __always_inline int on_entry(void *ctx, bool fentry)
 {
@@ -249,9 +290,12 @@ static __always_inline int on_entry(void *ctx, bool fentry)
 	struct func_stack *s;
 	struct func_frame *f;
 	__u32 d, nested = 0;
+	__u64 sw = 0;
 
 	if (filtered_out())
 		return 0;
+	if (cfg.explain)
+		sw = ex_switches(bpf_get_current_task_btf());
 	s = get_stack(true);
 	if (!s) {
 		drop(FDROP_STACK_FULL);
@@ -281,6 +325,8 @@ static __always_inline int on_entry(void *ctx, bool fentry)
 		f->by = path_at_entry(ctx, fentry);
 	s->depth = d + 1;
 	f->ts = bpf_ktime_get_ns();	/* last, so our own cost is not timed */
+	if (cfg.explain)
+		ex_open(bpf_get_current_task_btf(), f->ts, sw, NULL, d);
 	return 0;
 }
 
@@ -288,6 +334,7 @@ static __always_inline int on_return(void *ctx)
 {
 	__u64 ts = bpf_ktime_get_ns(), incl, self, arg;
 	__u32 id = func_id(ctx);
+	struct ex_cpu *x = NULL;
 	struct func_stack *s;
 	struct func_frame *f;
 	int d, at = -1;
@@ -324,6 +371,8 @@ static __always_inline int on_return(void *ctx)
 	}
 	if (d - 1 - at)
 		drop_n(FDROP_RET_MISSED, d - 1 - at);
+	if (cfg.explain)
+		x = explain_return(ts, at, d, s->f[at & (FUNC_MAX_DEPTH - 1)].ts);
 	f = &s->f[at & (FUNC_MAX_DEPTH - 1)];
 	incl = ts - f->ts;
 	self = f->child < incl ? incl - f->child : 0;
@@ -339,8 +388,8 @@ static __always_inline int on_return(void *ctx)
 		bpf_map_delete_elem(&tid_stacks, &tid);
 	}
 	if (cfg.slow_ns && incl > cfg.slow_ns)
-		slow_call(ctx, id, incl, ts);
-	record(id, incl, self, nested, arg);
+		slow_call(ctx, id, incl, ts, x);
+	record(id, incl, self, nested, arg, x);
 	return 0;
 }
 

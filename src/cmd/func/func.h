@@ -6,6 +6,7 @@
 
 #include "kernel/filter.h"
 #include "kernel/kpath.h"
+#include "model/explain.h"
 #include "model/hist.h"
 
 /* Frames of the per-thread shadow stack.  Deeper calls are counted as
@@ -47,6 +48,10 @@ struct func_cfg {
 	unsigned char path_whole;	/* the argument itself */
 	unsigned char path_text;	/* a text, into func_key.text */
 	struct kpath path;
+	/* --explain: each call split by where its thread spent the time
+	 * (kernel/explain.bpf.h); calls nest, so always by tid and snapshot */
+	unsigned char explain;
+	unsigned char explain_tid;
 };
 
 /* One call slower than --slower-than, through the ring buffer slow_calls. */
@@ -58,6 +63,7 @@ struct func_slow {
 	unsigned int cpu;
 	int kstack, ustack;		/* --stack: stack ids, or -errno */
 	char comm[FUNC_STR_LEN];
+	struct ex_one ex;		/* --explain: the call's split */
 };
 
 struct func_frame {
@@ -86,6 +92,19 @@ struct func_key {
 	char text[FUNC_TEXT_LEN];	/* --by PATH: a text */
 };
 
+/* --explain: the key of explain_groups, a call's group and latency row */
+struct func_ex_key {
+	struct func_key group;
+	unsigned int row;
+	unsigned int pad;
+};
+
+/* --explain: where a call is, for its snapshot: v[0] its thread, with the
+ * depth of its frame as the slot */
+struct func_ex_place {
+	unsigned long long v[1];
+};
+
 /* Per function (and group), per CPU.  h records the inclusive time of every
  * activation; total only that of outermost ones, so a recursion's time is
  * counted once; self the exclusive time of every activation. */
@@ -111,6 +130,8 @@ enum func_drop {
 	FDROP_PATH_NULL,	/* --by PATH met a NULL pointer */
 	FDROP_PATH_FAULT,	/* --by PATH: a read the kernel refused */
 	FDROP_TEXT_CUT,		/* --by PATH: a text longer than FUNC_TEXT_LEN - 1, cut */
+	FDROP_EX_STORAGE,	/* --explain: no room for a thread's state */
+	FDROP_EX_FULL,		/* --explain: its table of sums or of open calls full */
 	NR_FDROPS,
 };
 

@@ -2,6 +2,7 @@
 /* kdist func: attaching the functions (fentry copies, kprobe.multi,
  * kprobes, uprobe.multi, uprobes). */
 #include "cmd/func/func_int.h"
+#include "kernel/explain_bpf.h"
 #include "kernel/feature.h"
 #include "func.skel.h"
 #include "kernel/kfunc.h"
@@ -389,6 +390,15 @@ int func_attach(struct session *s)
 	struct progress pr;
 	int err;
 
+	/* --explain's state machine first: it follows a thread from the
+	 * first call it enters */
+	if (fp->cfg.explain) {
+		err = explain_attach(&fp->eng, fp->skel->obj, fp->cfg.explain,
+				     &fp->header.explain_irq);
+		if (err)
+			return err;
+		fp->header.explain = true;
+	}
 	progress_begin(&pr, "attaching functions", fp->n);
 	fp->progress = &pr;
 	err = attach_all(s);

@@ -51,6 +51,7 @@ struct func {
 	struct engine eng;	/* its links: every link, kernel or user */
 	struct progress *progress;	/* while attaching: the functions tried */
 	struct stack_syms *syms;	/* --stack */
+	const char *drops_shown[NR_FDROPS];	/* the counters it can have: names, else NULL */
 	char by_path[64];	/* --by PATH, as given */
 	int by_path_enum;	/* its enum's BTF id, when it is one */
 	struct measurement header;

@@ -4,6 +4,8 @@
 #include "cmd/func/func_int.h"
 #include "kernel/events.h"
 #include "view/evline.h"
+#include "view/explain_view.h"
+#include "kernel/explain_bpf.h"
 #include "kernel/feature.h"
 #include "func.skel.h"
 #include "kernel/kfunc.h"
@@ -30,6 +32,8 @@ static const char *const drop_names[NR_FDROPS] = {
 	[FDROP_PATH_NULL] = "path_null",
 	[FDROP_PATH_FAULT] = "path_fault",
 	[FDROP_TEXT_CUT] = "text_cut",
+	[FDROP_EX_STORAGE] = "storage_failed",
+	[FDROP_EX_FULL] = "explain_table_full",
 };
 
 /* One line (or JSON line) per call slower than --slower-than. */
@@ -46,6 +50,8 @@ static int print_slow(void *ctx, void *data, size_t size)
 	events_begin(f, "slow", "start_");
 	events_head(f, e->ts, comm, e->id >> 32, (uint32_t)e->id, e->cpu, e->delta);
 	events_field(f, "function", fp->fns[e->func].label, true);
+	if (fp->cfg.explain)
+		explain_event_fields(f, &e->ex, fp->header.explain_irq);
 	if (fp->syms) {
 		/* a user function returns in user mode: no kernel stack */
 		events_stack(f, "kstack", fp->fns[e->func].path ? NULL :
@@ -142,6 +148,19 @@ int func_load(struct func *fp, struct options *o)
 	const char *why;
 	int err;
 
+	/* each call is an interval of its thread; calls nest, so several
+	 * are open at once, each split from its entry's snapshot */
+	if (o->explain == EXPLAIN_FULL) {
+		kd_err("bad option: --explain full names the longest block of one interval per "
+		       "thread; calls nest: not with func");
+		return -EINVAL;
+	}
+	if (o->explain && !feature_has(FEAT_TASK_STORAGE_MAP, &why)) {
+		kd_err("failed to explain calls: %s", why);
+		return -EOPNOTSUPP;
+	}
+	fp->cfg.explain = o->explain;
+	fp->cfg.explain_tid = !!o->explain;
 	err = choose_method(fp, o);
 	if (err)
 		return err;
@@ -201,6 +220,10 @@ int func_load(struct func *fp, struct options *o)
 		bool is_fentry = prog == fp->skel->progs.func_fentry ||
 				 prog == fp->skel->progs.func_fexit;
 
+		if (!strncmp(bpf_program__name(prog), "ex_", 3)) {
+			bpf_program__set_autoload(prog, explain_prog(prog, fp->cfg.explain));
+			continue;
+		}
 		if (is_umulti)
 			uprobe_multi_prepare(prog);
 		/* the templates load against vfs_read, which the fentry probe
@@ -219,9 +242,11 @@ int func_load(struct func *fp, struct options *o)
 					  is_umulti ? fp->umulti :
 					  fp->nuser || (fp->kprobes && !fp->multi));
 	}
-	/* the path's counters only where there is one */
-	err = engine_load(&fp->eng, fp->skel->skeleton, drop_names,
-			  fp->cfg.by_path ? NR_FDROPS : FDROP_PATH_NULL);
+	/* the path's and --explain's counters only where they can count */
+	for (int d = 0; d < NR_FDROPS; d++)
+		fp->drops_shown[d] = (d >= FDROP_PATH_NULL && d <= FDROP_TEXT_CUT && !fp->cfg.by_path) ||
+				     (d >= FDROP_EX_STORAGE && !fp->cfg.explain) ? NULL : drop_names[d];
+	err = engine_load(&fp->eng, fp->skel->skeleton, fp->drops_shown, NR_FDROPS);
 	if (!err && o->slower_ns)
 		err = events_add(bpf_map__fd(fp->skel->maps.slow_calls), print_slow, fp);
 	if (!err && o->stack) {

@@ -3,9 +3,11 @@
 #include "cmd/func/func_int.h"
 #include "func.skel.h"
 #include "kernel/btfpath.h"
+#include "kernel/explain_bpf.h"
 #include "kernel/keys.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -92,12 +94,9 @@ static struct m_value path_value(const struct func *fp, const struct func_key *k
 	return name ? mv_text(name) : mv_num(k->num);
 }
 
-static int add_group(struct func *fp, struct measurement *m, const struct func_key *k,
-		     const struct func_sum *v)
+/* The values of key k, in the order given to --by.  0 or -ENOMEM. */
+static int key_values(const struct func *fp, const struct func_key *k, struct m_value *key)
 {
-	struct m_value key[M_MAX_BY];
-	struct m_group *g;
-
 	key[0] = mv_text(m_intern(fp->fns[k->id].label, strlen(fp->fns[k->id].label)));
 	/* in the order given to --by */
 	for (int j = 1; j < fp->header.nby; j++) {
@@ -114,8 +113,18 @@ static int add_group(struct func *fp, struct measurement *m, const struct func_k
 		if (key[j].type == MV_TEXT && !key[j].text)
 			return -ENOMEM;
 	}
-	if (!key[0].text)
-		return -ENOMEM;
+	return key[0].text ? 0 : -ENOMEM;
+}
+
+static int add_group(struct func *fp, struct measurement *m, const struct func_key *k,
+		     const struct func_sum *v)
+{
+	struct m_value key[M_MAX_BY];
+	struct m_group *g;
+	int err = key_values(fp, k, key);
+
+	if (err)
+		return err;
 	g = measurement_group(m, key);
 	if (!g)
 		return -ENOMEM;
@@ -123,6 +132,21 @@ static int add_group(struct func *fp, struct measurement *m, const struct func_k
 		return -ENOMEM;
 	g->self_ns += v->self;
 	g->total_ns += v->total;
+	return 0;
+}
+
+/* --explain: the group of m a key of explain_groups is, for explain_read() */
+static int explain_group_of(void *ctx, struct measurement *m, const void *key,
+			    struct m_group **g)
+{
+	const struct func_key *k = &((const struct func_ex_key *)key)->group;
+	struct func *fp = ctx;
+	struct m_value v[M_MAX_BY];
+
+	*g = NULL;
+	if (k->id >= fp->n || key_values(fp, k, v))
+		return 0;
+	*g = (struct m_group *)measurement_find(m, v);
 	return 0;
 }
 
@@ -172,6 +196,10 @@ int func_read(struct session *s, struct measurement *m)
 		err = add_group(fp, m, &k, v);
 	}
 out:
+	if (!err && fp->cfg.explain)
+		err = explain_read(&fp->eng, bpf_map__fd(fp->skel->maps.explain_groups),
+				   sizeof(struct func_ex_key), offsetof(struct func_ex_key, row), m,
+				   explain_group_of, fp);
 	free(v);
 	return err;
 }

@@ -107,7 +107,13 @@ struct {
 
 STACK_MAP(stacks, 1);	/* sized by user space when stacks are used */
 
-#include "cmd/pair/explain.bpf.h"
+#define EX_KEY struct ex_key
+#define EX_GROUP struct group_key
+#define EX_MATCH struct match_key
+#define EX_DROP_STORAGE DROP_STORAGE
+#define EX_DROP_FULL DROP_EXPLAIN_FULL
+#include "cmd/pair/explain.h"
+#include "kernel/explain.bpf.h"
 
 /* --slower-than: one event per slow pair, sized by user space when used */
 struct {

@@ -7,6 +7,7 @@
 #include "kernel/dense.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
+#include "kernel/explain_bpf.h"
 #include "kernel/feature.h"
 #include "pair.skel.h"
 #include "pair_noatomics.skel.h"
@@ -146,54 +147,15 @@ static bool reads_typed(struct pair_cfg *c)
 	return false;
 }
 
-/* --explain's programs (explain.bpf.h) for the mode cfg.explain, and
- * whether irq time is known. */
-static bool explain_prog(const struct pair *p, const struct bpf_program *prog)
+/* --explain's programs (explain.bpf.h) attached, irq time known or not */
+static int pair_explain_attach(struct pair *p)
 {
-	const char *name = bpf_program__name(prog);
+	bool irq;
+	int err = explain_attach(&p->eng, p->skel->obj, p->cfg.explain, &irq);
 
-	return p->cfg.explain && !strncmp(name, "ex_", 3) &&
-	       (p->cfg.explain == EXPLAIN_FULL || strncmp(name, "ex_full_", 8));
-}
-
-static bool explain_irq_prog(const struct bpf_program *prog)
-{
-	return strstr(bpf_program__name(prog), "irq_") != NULL;
-}
-
-/* The scheduler's tracepoints are needed; without the irq ones, irq time
- * stays in on-CPU and views show irq as n/a. */
-static int explain_attach(struct pair *p)
-{
-	struct bpf_program *prog;
-	bool irq = true;
-
-	bpf_object__for_each_program(prog, p->skel->obj) {
-		struct bpf_link *l;
-		int err;
-
-		if (!explain_prog(p, prog))
-			continue;
-		l = bpf_program__attach(prog);
-		if (!l && explain_irq_prog(prog)) {
-			kd_info("--explain: no irq time (%s: %s)", bpf_program__name(prog),
-				strerror(errno));
-			irq = false;
-			continue;
-		}
-		if (!l) {
-			err = -errno;
-			kd_err("failed to attach --explain's %s: %s", bpf_program__name(prog),
-			       strerror(-err));
-			return err;
-		}
-		err = engine_link(&p->eng, l);
-		if (err)
-			return err;
-	}
-	p->header.explain = true;
+	p->header.explain = !err;
 	p->header.explain_irq = irq;
-	return 0;
+	return err;
 }
 
 /* pair's skeleton, on the object built without BPF atomics where the
@@ -305,7 +267,7 @@ int pair_load(struct pair *p, struct options *o)
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
 					  (!p->cfg.single && prog == side_prog(p, 1)) ||
-					  explain_prog(p, prog));
+					  explain_prog(prog, p->cfg.explain));
 	for (int side = 0; side < (p->cfg.single ? 1 : 2); side++) {
 		if (p->src[side] != SRC_FENTRY && p->src[side] != SRC_FEXIT)
 			continue;
@@ -410,5 +372,5 @@ int pair_attach(struct session *s)
 		kd_info("%s %s attached as %s", pair_roles[side], p->ev[side].text,
 			pair_src_attach_name(p, side));
 	}
-	return p->cfg.explain ? explain_attach(p) : 0;
+	return p->cfg.explain ? pair_explain_attach(p) : 0;
 }

@@ -8,12 +8,14 @@
 #include "kernel/container.h"
 #include "kernel/dense.h"
 #include "kernel/engine.h"
+#include "kernel/explain_bpf.h"
 #include "kernel/keys.h"
 #include "view/evline.h"
 #include "pair.skel.h"
 #include "kernel/stacks.h"
 #include "lib/util.h"
 #include "view/format.h"
+#include "view/explain_view.h"
 #include "cmd/pair/explain.h"
 
 #include <errno.h>
@@ -29,6 +31,32 @@
 /* A value of the START's task that the head of a slow line carries:
  * pid, tid and comm are read from the same task (the START's subject) at
  * the same time.  The CPU is not: the head's is the END's. */
+/* --explain full: the interval's longest block, its stack and its waker. */
+static void explain_block_fields(FILE *f, const struct ex_block *b, struct stack_syms *syms)
+{
+	static const char *const states[EX_NPARTS] = { [EX_S] = "S", [EX_D] = "D",
+						       [EX_OTHER] = "other" };
+	char val[64], title[96];
+
+	snprintf(val, sizeof(val), "%llu", b->ns);
+	events_field(f, "block_ns", val, false);
+	if (!b->ns)
+		return;		/* no block ended inside the interval */
+	events_field(f, "block_state", b->state < EX_NPARTS && states[b->state] ?
+		     states[b->state] : "?", true);
+	snprintf(val, sizeof(val), "%u", b->waker_tid);
+	events_field(f, "waker_tid", b->waker_tid ? val : NULL, false);
+	snprintf(val, sizeof(val), "%.16s", b->waker_comm);
+	events_field(f, "waker_comm", b->waker_tid ? val : NULL, true);
+	snprintf(title, sizeof(title), "longest block, %.3f ms, in:", b->ns / 1e6);
+	events_stack_titled(f, "block_kstack", title, stack_syms_stack(syms, b->kstack, false, 0));
+	if (!b->waker_tid)
+		return;
+	snprintf(title, sizeof(title), "woken by %.16s (tid %u) from:", b->waker_comm, b->waker_tid);
+	events_stack_titled(f, "waker_kstack", title,
+			    stack_syms_stack(syms, b->waker_kstack, false, 0));
+}
+
 static bool in_head(const struct val_src *v)
 {
 	return v->kind == VAL_PID || v->kind == VAL_TID || v->kind == VAL_COMM;
@@ -79,11 +107,10 @@ int pair_print_slow(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The group of m a BPF group key is, for explain_read(). */
-static int explain_group_of(void *ctx, struct measurement *m, const struct group_key *k,
-			    struct m_group **g)
+/* The group of m a BPF group key is, if m has it. */
+static int group_find(struct pair *p, struct measurement *m, const struct group_key *k,
+		      struct m_group **g)
 {
-	struct pair *p = ctx;
 	struct m_value key[M_MAX_BY];
 
 	*g = NULL;
@@ -94,6 +121,13 @@ static int explain_group_of(void *ctx, struct measurement *m, const struct group
 	}
 	*g = (struct m_group *)measurement_find(m, key);
 	return 0;
+}
+
+/* The same for a key of explain_groups, for explain_read(). */
+static int explain_group_of(void *ctx, struct measurement *m, const void *key,
+			    struct m_group **g)
+{
+	return group_find(ctx, m, &((const struct ex_key *)key)->group, g);
 }
 
 /* served: each group's exemplar, the slowest pair of the current or the
@@ -140,7 +174,7 @@ static int exemplars_read(struct pair *p, struct measurement *m)
 			stale[n++] = k;
 			continue;
 		}
-		explain_group_of(p, m, &k, &g);
+		group_find(p, m, &k, &g);
 		if (!g)
 			continue;
 		g->exemplar = (struct m_exemplar){ .value = best->value, .pid = best->id >> 32,
@@ -344,7 +378,8 @@ int pair_read(struct session *s, struct measurement *m)
 			return -ENOMEM;
 		err = m_hist_set(&g->h, &h);
 		if (!err && p->cfg.explain)
-			err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups), m,
+			err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups),
+					   sizeof(struct ex_key), offsetof(struct ex_key, row), m,
 					   explain_group_of, p);
 		if (!err && p->cfg.exemplar_ns)
 			err = exemplars_read(p, m);
@@ -377,7 +412,8 @@ int pair_read(struct session *s, struct measurement *m)
 		if (p->by[i].fmt >= FMT_CONTAINER && p->by[i].fmt <= FMT_UNIT)
 			cgroup_stats(&m->cgroup_names);
 	if (!err && p->cfg.explain)
-		err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups), m,
+		err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups),
+				   sizeof(struct ex_key), offsetof(struct ex_key, row), m,
 				   explain_group_of, p);
 	if (!err && p->cfg.exemplar_ns)
 		err = exemplars_read(p, m);

@@ -17,12 +17,19 @@
  * a snapshot of them from its START (ex_starts, by its match key and its
  * place in the queue), and its split is their difference at its END.
  *
- * Included by pair.bpf.c after cfg, the drop counters and the stack map.
+ * Included by pair.bpf.c and func.bpf.c after cfg (with its explain and
+ * explain_tid), drop() and the stack map `stacks`, with these defined:
+ *   EX_KEY    the key type of explain_groups: members group and row
+ *   EX_GROUP  the type of its group
+ *   EX_MATCH  a match key type with a member v[]: where an interval is
+ *             (by thread, v[0] is the tid)
+ *   EX_DROP_STORAGE, EX_DROP_FULL  the drop counters of a thread without
+ *             state and of a full explain table
  */
 #ifndef KDIST_EXPLAIN_BPF_H
 #define KDIST_EXPLAIN_BPF_H
 
-#include "cmd/pair/explain.h"
+#include "model/explain.h"
 
 /* The last stretches charged, newest at (n - 1) % EX_RING: an END taken
  * before a switch it then sees (preempted inside its own program) gives
@@ -66,7 +73,7 @@ struct ex_snap {
 /* An open interval's place: its match key (by thread: the tid in v[0])
  * and its slot in the key's queue (0 without --match). */
 struct ex_start_key {
-	struct match_key k;
+	EX_MATCH k;
 	__u64 slot;
 };
 
@@ -92,7 +99,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
-	__type(key, struct ex_key);
+	__type(key, EX_KEY);
 	__type(value, struct ex_val);
 } explain_groups SEC(".maps");
 
@@ -103,7 +110,7 @@ struct ex_cpu {
 	__u32 irq_depth;
 	__u64 irq_start;
 	struct ex_one last;
-	struct ex_key key;
+	EX_KEY key;
 	struct ex_snap snap;		/* a START's, on its way to ex_starts */
 	struct ex_start_key skey;
 };
@@ -289,7 +296,7 @@ static __always_inline void ex_arm(struct task_struct *cur, __u64 ts, __u64 sw)
 	struct ex_task *x = ex_get(cur, true);
 
 	if (!x) {
-		drop(DROP_STORAGE);	/* its END records it unattributed */
+		drop(EX_DROP_STORAGE);	/* its END records it unattributed */
 		return;
 	}
 	ex_init(x, cur, ts, sw);
@@ -299,7 +306,7 @@ static __always_inline void ex_arm(struct task_struct *cur, __u64 ts, __u64 sw)
 /* c->skey: the place of an interval of thread cur, by key k (NULL: by
  * the thread) and queue slot. */
 static __always_inline void ex_place(struct ex_cpu *c, struct task_struct *cur,
-				     const struct match_key *k, __u64 slot)
+				     const EX_MATCH *k, __u64 slot)
 {
 	__builtin_memset(&c->skey, 0, sizeof(c->skey));
 	if (k)
@@ -331,7 +338,7 @@ static __always_inline void ex_abandon(const struct ex_start_key *key)
  * The thread's first open interval starts its sums, a later one charges
  * the stretch under way up to ts first.  k NULL: by thread (its tid). */
 static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
-				    const struct match_key *k, __u64 slot)
+				    const EX_MATCH *k, __u64 slot)
 {
 	__u32 zero = 0;
 	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
@@ -345,7 +352,7 @@ static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
 	__builtin_memset(s, 0, sizeof(*s));
 	x = ex_get(cur, true);
 	if (!x) {
-		drop(DROP_STORAGE);	/* its END records it unattributed */
+		drop(EX_DROP_STORAGE);	/* its END records it unattributed */
 	} else {
 		if (!x->armed || x->born != cur->start_time) {
 			ex_init(x, cur, ts, sw);
@@ -366,7 +373,7 @@ static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
 	 * leaves the thread it was of */
 	ex_abandon(&c->skey);
 	if (bpf_map_update_elem(&ex_starts, &c->skey, s, BPF_ANY))
-		drop(DROP_EXPLAIN_FULL);
+		drop(EX_DROP_FULL);
 }
 
 /* END of thread cur at ts, delta after its START: the split into the CPU's
@@ -432,7 +439,7 @@ static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts,
  * The thread's stretch under way is charged up to ts; its last interval
  * closed, the thread leaves ex_tids.  NULL only if the per-CPU slot is. */
 static __always_inline struct ex_cpu *ex_close(struct task_struct *cur, __u64 ts, __u64 delta,
-					       const struct match_key *k, __u64 slot)
+					       const EX_MATCH *k, __u64 slot)
 {
 	__u32 zero = 0, tid = 0;
 	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
@@ -477,7 +484,7 @@ static __always_inline struct ex_cpu *ex_close(struct task_struct *cur, __u64 ts
 }
 
 /* The split of c->last added to group g's row of delta. */
-static __always_inline void ex_record(struct ex_cpu *c, const struct group_key *g, __u64 delta)
+static __always_inline void ex_record(struct ex_cpu *c, const EX_GROUP *g, __u64 delta)
 {
 	struct ex_val *v;
 
@@ -489,7 +496,7 @@ static __always_inline void ex_record(struct ex_cpu *c, const struct group_key *
 	c->key.row = delta ? hist_ilog2(delta) + 1 : 0;
 	v = lookup_or_init(&explain_groups, &c->key, &ex_zero);
 	if (!v) {
-		drop(DROP_EXPLAIN_FULL);
+		drop(EX_DROP_FULL);
 		return;
 	}
 	v->count++;

@@ -405,6 +405,23 @@ PY
 	mx_pass "$msg"
 }
 
+# func --explain on a kernel function: sleeper's 20 hrtimer_nanosleep calls
+# of 5 ms, each one interval of its thread: it arms the timer and blocks
+# (blocked, or runnable if preempted in between, for 4.5 ms of each call
+# or more), and the parts add up to the calls' time
+test_matrix_explain_func() {
+	mx_case "func --explain"
+	mx_need kprobes && mx_need "task storage maps" || return
+	mx_run exf func --explain hrtimer_nanosleep -- "$WL/sleeper" 20 5 || return
+	local msg
+	msg=$(mx_eval exf "(lambda g, a: 'ok %d ns, blocked S %d ns' % (g['sum'], a['parts']['blocked_s'])
+		if g['count'] == 20 and a['count'] == 20 and a['sum'] == g['sum'] == sum(a['parts'].values())
+		and a['parts']['blocked_s'] + a['parts']['runnable'] >= 20 * 4500000
+		else str((g['count'], g['sum'], a)))(d['groups'][0], d['groups'][0]['explain']['all'])")
+	[ "${msg%% *}" = ok ] || { mx_fail "$msg"; return; }
+	mx_pass "20 hrtimer_nanosleep calls of 5 ms split: ${msg#ok } (>= 20 x 4.5 ms with runnable), parts adding up"
+}
+
 # --- serve -------------------------------------------------------------------
 
 # mx_scrape PORT FAMILY LABEL=VALUE: the sum of FAMILY's samples in a scrape
@@ -588,4 +605,36 @@ test_matrix_module_seed() {
 		res+="${res:+, }$p: $n >= $((lo / 1000)) us"
 	done
 	mx_pass "$np PASIDs x $nf faults, resolved in a kworker (PASID: count >= shortest): $res"
+}
+
+# --explain of the seed's faults, 2 in flight per PASID (--match fifo):
+# each is an interval of the writer's thread, which raises a round's faults
+# and waits for them in flush_workqueue(), uninterruptible: most of the
+# faults' time is its blocked D time, and each fault's parts add up
+test_matrix_module_seed_explain() {
+	mx_case "pair --explain --key pasid --match fifo (seed module)"
+	local prm=/sys/module/kdist_seed/parameters np nf msg
+	[ -e /sys/kernel/tracing/events/smmu/io_fault_entry ] ||
+		{ mx_skip "kdist_seed module not loaded (the VM tier builds and loads it)"; return; }
+	mx_need "task storage maps" || return
+	read -r np nf <<<"$(cat $prm/pasids $prm/faults | paste -sd' ')"
+	echo 2 >$prm/inflight
+	mx_bg seedx "echo 1 >$prm/run" pair smmu:io_fault_entry smmu:io_fault_exit --key pasid \
+		--match fifo --explain --slower-than 1ns || { echo 1 >$prm/inflight; return; }
+	echo 1 >$prm/inflight
+	mx_eval seedx "g()" >/dev/null
+	msg=$(python3 - "$TMP/seedx.json" $((np * nf * 2)) <<'PY'
+import json, sys
+P = ("oncpu", "irq", "runnable", "blocked_s", "blocked_d", "blocked_other", "unattributed")
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"event"')]
+n = int(sys.argv[2])
+bad = [e for e in ev if sum(e[p + "_ns"] or 0 for p in P) != e["latency_ns"]]
+lat, d = sum(e["latency_ns"] for e in ev), sum(e["blocked_d_ns"] for e in ev)
+if len(ev) != n or bad or d < lat / 2:
+    print(f"{len(ev)} faults ({n}), parts not adding up: {bad[:1]}, blocked D {d} of {lat} ns")
+    sys.exit(1)
+print(f"{n} faults, the writer blocked D for {100 * d / lat:.0f}% of their time, parts adding up")
+PY
+) || { mx_fail "$msg"; return; }
+	mx_pass "$msg"
 }

@@ -350,10 +350,12 @@ static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
 	s = &c->snap;
 	ex_place(c, cur, k, slot);
 	__builtin_memset(s, 0, sizeof(*s));
-	x = ex_get(cur, true);
-	if (!x) {
+	/* a CPU's idle task (a START in an interrupt of an idle CPU): every
+	 * CPU's has tid 0, so it has no state, and the END says unattributed */
+	x = cur->pid ? ex_get(cur, true) : NULL;
+	if (!x && cur->pid) {
 		drop(EX_DROP_STORAGE);	/* its END records it unattributed */
-	} else {
+	} else if (x) {
 		if (!x->armed || x->born != cur->start_time) {
 			ex_init(x, cur, ts, sw);
 		} else if (ts > x->last) {

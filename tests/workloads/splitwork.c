@@ -15,7 +15,9 @@
  * another thread.  The main thread calls hand_begin(i), spins and sleeps
  * as above, hands i to a thread "finisher" and waits for its answer; the
  * finisher calls hand_end(i) and answers.  The main thread's references
- * (cpu, run_delay, wall) run from before hand_begin() to the answer. */
+ * (cpu, run_delay, wall) run from before hand_begin() to the answer;
+ * "spin_wall NS" is the spin's own CLOCK_MONOTONIC time, after
+ * hand_begin() returned: running or runnable all along. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -141,9 +143,13 @@ static void handoff(long n, long spin_ns, long sleep_ns)
 		long cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay();
 		long w0 = clock_ns(CLOCK_MONOTONIC);
 
+		long s0;
+
 		hand_begin(i);
+		s0 = clock_ns(CLOCK_MONOTONIC);
 		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < spin_ns)
 			;
+		wl_report("spin_wall", clock_ns(CLOCK_MONOTONIC) - s0);
 		if (sleep_ns)
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		if (write(to_fin[1], &i, sizeof(i)) != sizeof(i) || read(from_fin[0], &c, 1) != 1)

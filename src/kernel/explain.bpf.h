@@ -378,8 +378,6 @@ static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
 		drop(EX_DROP_FULL);
 }
 
-/* END of thread cur at ts, delta after its START: the split into the CPU's
- * ex_cpu.last, the thread disarmed.  NULL only if the per-CPU slot is. */
 /* c->last's parts made to add up to delta: irq time (at most the on-CPU
  * part) taken out of on-CPU, what is missing unattributed. */
 static __always_inline struct ex_cpu *ex_settle(struct ex_cpu *c, __u64 irq, __u64 delta)
@@ -407,6 +405,31 @@ static __always_inline struct ex_cpu *ex_settle(struct ex_cpu *c, __u64 irq, __u
 	return c;
 }
 
+/* c->last: thread x's sums at ts less its snapshot s (NULL: from zero),
+ * made to add up to delta.  x's stretch under way is charged up to ts
+ * already, or ts is older than it (ex_rewind()). */
+static __always_inline struct ex_cpu *ex_split(struct ex_cpu *c, const struct ex_task *x,
+					       const struct ex_snap *s, __u64 ts, __u64 delta)
+{
+	__u64 irq = x->irq;
+
+	for (int i = 0; i < EX_NPARTS; i++) {
+		__u64 base = s ? s->acc[i] : 0;
+
+		c->last.part[i] = x->acc[i] > base ? x->acc[i] - base : 0;
+	}
+	if (ts < x->last)
+		ex_rewind(x, ts, c->last.part);
+	c->last.switches = x->switches - (s ? s->switches : 0);
+	c->last.preempts = x->preempts - (s ? s->preempts : 0);
+	if (s)
+		irq = irq > s->irq ? irq - s->irq : 0;
+	return ex_settle(c, irq, delta);
+}
+
+/* END of thread cur at ts, delta after its START (by thread): the split
+ * into the CPU's ex_cpu.last, the thread disarmed.  NULL only if the
+ * per-CPU slot is. */
 static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts, __u64 delta)
 {
 	__u32 zero = 0;
@@ -426,13 +449,7 @@ static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts,
 	}
 	x->armed = 0;
 	c->last.block = x->longest;
-	for (int i = 0; i < EX_NPARTS; i++)
-		c->last.part[i] = x->acc[i];
-	if (ts < x->last)
-		ex_rewind(x, ts, c->last.part);
-	c->last.switches = x->switches;
-	c->last.preempts = x->preempts;
-	return ex_settle(c, x->irq, delta);
+	return ex_split(c, x, NULL, ts, delta);
 }
 
 /* END at ts of the interval at (k, slot), delta after its START, on thread
@@ -447,7 +464,6 @@ static __always_inline struct ex_cpu *ex_close(struct task_struct *cur, __u64 ts
 	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &zero);
 	struct ex_task *x = NULL;
 	struct ex_snap *s;
-	__u64 irq;
 
 	if (!c)
 		return NULL;
@@ -472,17 +488,11 @@ static __always_inline struct ex_cpu *ex_close(struct task_struct *cur, __u64 ts
 			ex_running(x, cur, ts);
 		ex_charge(x, ts);
 	}
-	for (int i = 0; i < EX_NPARTS; i++)
-		c->last.part[i] = x->acc[i] > s->acc[i] ? x->acc[i] - s->acc[i] : 0;
-	if (ts < x->last)
-		ex_rewind(x, ts, c->last.part);
-	c->last.switches = x->switches - s->switches;
-	c->last.preempts = x->preempts - s->preempts;
-	irq = x->irq > s->irq ? x->irq - s->irq : 0;
+	ex_split(c, x, s, ts, delta);
 	if (!--x->armed)
 		bpf_map_delete_elem(&ex_tids, &tid);
 	bpf_map_delete_elem(&ex_starts, &c->skey);
-	return ex_settle(c, irq, delta);
+	return c;
 }
 
 /* The split of c->last added to group g's row of delta. */

@@ -20,11 +20,12 @@ bool explain_prog(const struct bpf_program *prog, int mode)
 	       (mode == EXPLAIN_FULL || strncmp(name, "ex_full_", 8));
 }
 
-int explain_attach(struct engine *e, struct bpf_object *obj, int mode, bool *irq)
+int explain_attach(struct engine *e, struct bpf_object *obj, int mode,
+		   struct measurement *header)
 {
 	struct bpf_program *prog;
+	bool irq = true;
 
-	*irq = true;
 	bpf_object__for_each_program(prog, obj) {
 		struct bpf_link *l;
 		int err;
@@ -35,7 +36,7 @@ int explain_attach(struct engine *e, struct bpf_object *obj, int mode, bool *irq
 		if (!l && strstr(bpf_program__name(prog), "irq_")) {
 			kd_info("--explain: no irq time (%s: %s)", bpf_program__name(prog),
 				strerror(errno));
-			*irq = false;
+			irq = false;
 			continue;
 		}
 		if (!l) {
@@ -48,6 +49,8 @@ int explain_attach(struct engine *e, struct bpf_object *obj, int mode, bool *irq
 		if (err)
 			return err;
 	}
+	header->explain = true;
+	header->explain_irq = irq;
 	return 0;
 }
 

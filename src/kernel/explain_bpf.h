@@ -20,10 +20,12 @@ struct m_group;
 /* prog is one of the state machine's programs needed in mode (EXPLAIN_*,
  * model/explain.h; EXPLAIN_OFF: none is). */
 bool explain_prog(const struct bpf_program *prog, int mode);
-/* Attach the programs of obj that mode needs, their links kept by e.  The
- * scheduler's tracepoints are needed; without the irq ones, irq time stays
- * in on-CPU and *irq is false (views show it as n/a).  0 or -errno. */
-int explain_attach(struct engine *e, struct bpf_object *obj, int mode, bool *irq);
+/* Attach the programs of obj that mode needs, their links kept by e, and
+ * say so in the measurement header.  The scheduler's tracepoints are
+ * needed; without the irq ones, irq time stays in on-CPU and
+ * header->explain_irq is false (views show it as n/a).  0 or -errno. */
+int explain_attach(struct engine *e, struct bpf_object *obj, int mode,
+		   struct measurement *header);
 /* The sums of explain_groups (map fd, keys of key_size bytes whose row, an
  * unsigned int, is at row_off) added to the groups of m that group_of()
  * finds for a key's group (*g NULL: none yet, the key is passed over).

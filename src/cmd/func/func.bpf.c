@@ -269,13 +269,10 @@ static __always_inline __u32 func_id(void *ctx)
 static __always_inline struct ex_cpu *explain_return(__u64 ts, int at, int d, __u64 entry_ts)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct ex_cpu *c;
+	struct ex_cpu *c = bpf_map_lookup_elem(&ex_percpu, &(__u32){ 0 });
 
-	for (int i = 1; i < FUNC_MAX_DEPTH; i++) {
+	for (int i = 1; i < FUNC_MAX_DEPTH && c; i++) {
 		if (at + i >= d)
-			break;
-		c = bpf_map_lookup_elem(&ex_percpu, &(__u32){ 0 });
-		if (!c)
 			break;
 		ex_place(c, cur, NULL, at + i);
 		ex_abandon(&c->skey);

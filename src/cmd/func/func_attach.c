@@ -393,11 +393,9 @@ int func_attach(struct session *s)
 	/* --explain's state machine first: it follows a thread from the
 	 * first call it enters */
 	if (fp->cfg.explain) {
-		err = explain_attach(&fp->eng, fp->skel->obj, fp->cfg.explain,
-				     &fp->header.explain_irq);
+		err = explain_attach(&fp->eng, fp->skel->obj, fp->cfg.explain, &fp->header);
 		if (err)
 			return err;
-		fp->header.explain = true;
 	}
 	progress_begin(&pr, "attaching functions", fp->n);
 	fp->progress = &pr;

@@ -147,17 +147,6 @@ static bool reads_typed(struct pair_cfg *c)
 	return false;
 }
 
-/* --explain's programs (explain.bpf.h) attached, irq time known or not */
-static int pair_explain_attach(struct pair *p)
-{
-	bool irq;
-	int err = explain_attach(&p->eng, p->skel->obj, p->cfg.explain, &irq);
-
-	p->header.explain = !err;
-	p->header.explain_irq = irq;
-	return err;
-}
-
 /* pair's skeleton, on the object built without BPF atomics where the
  * kernel lacks them (Linux before 5.12 refuses a program holding one even
  * on a path that never runs: kernel/common.bpf.h).  The two objects have
@@ -372,5 +361,5 @@ int pair_attach(struct session *s)
 		kd_info("%s %s attached as %s", pair_roles[side], p->ev[side].text,
 			pair_src_attach_name(p, side));
 	}
-	return p->cfg.explain ? pair_explain_attach(p) : 0;
+	return p->cfg.explain ? explain_attach(&p->eng, p->skel->obj, p->cfg.explain, &p->header) : 0;
 }

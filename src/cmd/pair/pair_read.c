@@ -31,6 +31,11 @@
 /* A value of the START's task that the head of a slow line carries:
  * pid, tid and comm are read from the same task (the START's subject) at
  * the same time.  The CPU is not: the head's is the END's. */
+static bool in_head(const struct val_src *v)
+{
+	return v->kind == VAL_PID || v->kind == VAL_TID || v->kind == VAL_COMM;
+}
+
 /* --explain full: the interval's longest block, its stack and its waker. */
 static void explain_block_fields(FILE *f, const struct ex_block *b, struct stack_syms *syms)
 {
@@ -55,11 +60,6 @@ static void explain_block_fields(FILE *f, const struct ex_block *b, struct stack
 	snprintf(title, sizeof(title), "woken by %.16s (tid %u) from:", b->waker_comm, b->waker_tid);
 	events_stack_titled(f, "waker_kstack", title,
 			    stack_syms_stack(syms, b->waker_kstack, false, 0));
-}
-
-static bool in_head(const struct val_src *v)
-{
-	return v->kind == VAL_PID || v->kind == VAL_TID || v->kind == VAL_COMM;
 }
 
 /* One line (or JSON line) per pair slower than --slower-than. */
@@ -128,6 +128,14 @@ static int explain_group_of(void *ctx, struct measurement *m, const void *key,
 			    struct m_group **g)
 {
 	return group_find(ctx, m, &((const struct ex_key *)key)->group, g);
+}
+
+/* --explain's sums into m's groups */
+static int read_explain(struct pair *p, struct measurement *m)
+{
+	return explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups),
+			    sizeof(struct ex_key), offsetof(struct ex_key, row), m,
+			    explain_group_of, p);
 }
 
 /* served: each group's exemplar, the slowest pair of the current or the
@@ -378,9 +386,7 @@ int pair_read(struct session *s, struct measurement *m)
 			return -ENOMEM;
 		err = m_hist_set(&g->h, &h);
 		if (!err && p->cfg.explain)
-			err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups),
-					   sizeof(struct ex_key), offsetof(struct ex_key, row), m,
-					   explain_group_of, p);
+			err = read_explain(p, m);
 		if (!err && p->cfg.exemplar_ns)
 			err = exemplars_read(p, m);
 		return err;
@@ -412,9 +418,7 @@ int pair_read(struct session *s, struct measurement *m)
 		if (p->by[i].fmt >= FMT_CONTAINER && p->by[i].fmt <= FMT_UNIT)
 			cgroup_stats(&m->cgroup_names);
 	if (!err && p->cfg.explain)
-		err = explain_read(&p->eng, bpf_map__fd(p->skel->maps.explain_groups),
-				   sizeof(struct ex_key), offsetof(struct ex_key, row), m,
-				   explain_group_of, p);
+		err = read_explain(p, m);
 	if (!err && p->cfg.exemplar_ns)
 		err = exemplars_read(p, m);
 	return err;

@@ -17,6 +17,18 @@
  * a snapshot of them from its START (ex_starts, by its match key and its
  * place in the queue), and its split is their difference at its END.
  *
+ * --explain end follows the interval to the thread it ends on.  A thread
+ * woken by an armed one (sched_waking runs in the waker's context) follows
+ * it: it is armed too, and keeps the waker's sums at that wakeup (pre) and
+ * its own (base).  A thread woken by a follower follows the same START
+ * thread, its pre being the follower's up to then, up to EX_HOPS wakeups
+ * from it.  An END on a follower of the START's thread, woken after the
+ * START, splits the interval into the START's thread's time up to the
+ * wakeup that led to the END's thread and that thread's time after it:
+ * the stretches still meet end to end, so the parts add up.  An END on
+ * another thread is split by the START's thread, as without end.  A
+ * follower follows until its START thread has no interval open.
+ *
  * Included by pair.bpf.c and func.bpf.c after cfg (with its explain and
  * explain_tid), drop() and the stack map `stacks`, with these defined:
  *   EX_KEY    the key type of explain_groups: members group and row
@@ -36,6 +48,22 @@
  * back what was charged after its timestamp. */
 #define EX_RING 4
 
+/* --explain end: the most wakeups from a START's thread to its END's */
+#define EX_HOPS 3
+
+/* A snapshot of a thread's running sums: a START's (ex_starts), and a
+ * follower's pre and base. */
+struct ex_snap {
+	__u64 acc[EX_NPARTS];
+	__u64 irq;
+	__u64 born;
+	__u64 ts;		/* when it was taken (pre: at the first wakeup) */
+	__u32 switches, preempts;
+	__u32 tid;		/* 0: the START found no state (storage_failed);
+				 * pre: the START thread followed, 0: none */
+	__u32 hops;		/* pre: the wakeups from it to this thread */
+};
+
 struct ex_task {
 	__u64 last;		/* where the current stretch began */
 	__u64 ring_at[EX_RING];	/* a charged stretch's start... */
@@ -51,6 +79,10 @@ struct ex_task {
 	/* --explain full: the block under way (ns: when it began), the
 	 * longest that ended (ns: its length) */
 	struct ex_block cur, longest;
+	/* --explain end: what a follower follows (pre.tid 0: nothing) */
+	struct ex_snap pre, base;
+	__u32 waker_tid;
+	char waker_comm[16];
 };
 
 struct {
@@ -59,16 +91,6 @@ struct {
 	__type(key, int);
 	__type(value, struct ex_task);
 } ex_tasks SEC(".maps");
-
-/* A START's snapshot of its thread's running sums (ex_tids). */
-struct ex_snap {
-	__u64 acc[EX_NPARTS];
-	__u64 irq;
-	__u64 born;
-	__u32 switches, preempts;
-	__u32 tid;		/* 0: the START found no state (storage_failed) */
-	__u32 pad;
-};
 
 /* An open interval's place: its match key (by thread: the tid in v[0])
  * and its slot in the key's queue (0 without --match). */
@@ -169,7 +191,8 @@ static __always_inline struct ex_task *ex_armed(struct task_struct *t)
 {
 	struct ex_task *x = ex_get(t, false);
 
-	return x && x->armed && (!cfg.explain_tid || x->born == t->start_time) ? x : NULL;
+	return x && (x->armed || x->pre.tid) &&
+	       (!cfg.explain_tid || x->born == t->start_time) ? x : NULL;
 }
 
 /* The stretch since x->last goes to the current state. */
@@ -316,6 +339,21 @@ static __always_inline void ex_place(struct ex_cpu *c, struct task_struct *cur,
 	c->skey.slot = slot;
 }
 
+/* s: thread x's (tid) running sums, at ts. */
+static __always_inline void ex_snap_take(struct ex_snap *s, const struct ex_task *x, __u32 tid,
+					 __u64 ts)
+{
+	for (int i = 0; i < EX_NPARTS; i++)
+		s->acc[i] = x->acc[i];
+	s->irq = x->irq;
+	s->switches = x->switches;
+	s->preempts = x->preempts;
+	s->born = x->born;
+	s->tid = tid;
+	s->ts = ts;
+	s->hops = 0;
+}
+
 /* The thread of a START that will not end (replaced, or lost from a full
  * queue) has one interval fewer open; its snapshot at key goes. */
 static __always_inline void ex_abandon(const struct ex_start_key *key)
@@ -328,7 +366,7 @@ static __always_inline void ex_abandon(const struct ex_start_key *key)
 		return;
 	tid = s->tid;
 	x = tid ? bpf_map_lookup_elem(&ex_tids, &tid) : NULL;
-	if (x && x->born == s->born && x->armed && !--x->armed)
+	if (x && x->born == s->born && x->armed && !--x->armed && !x->pre.tid)
 		bpf_map_delete_elem(&ex_tids, &tid);
 	bpf_map_delete_elem(&ex_starts, key);
 }
@@ -356,20 +394,14 @@ static __always_inline void ex_open(struct task_struct *cur, __u64 ts, __u64 sw,
 	if (!x && cur->pid) {
 		drop(EX_DROP_STORAGE);	/* its END records it unattributed */
 	} else if (x) {
-		if (!x->armed || x->born != cur->start_time) {
+		if ((!x->armed && !x->pre.tid) || x->born != cur->start_time) {
 			ex_init(x, cur, ts, sw);
 		} else if (ts > x->last) {
 			ex_running(x, cur, ts);
 			ex_charge(x, ts);
 		}
 		x->armed++;
-		for (int i = 0; i < EX_NPARTS; i++)
-			s->acc[i] = x->acc[i];
-		s->irq = x->irq;
-		s->switches = x->switches;
-		s->preempts = x->preempts;
-		s->born = x->born;
-		s->tid = cur->pid;
+		ex_snap_take(s, x, cur->pid, ts);
 	}
 	/* a START whose slot was not ended (replaced, or its queue full)
 	 * leaves the thread it was of */
@@ -405,25 +437,41 @@ static __always_inline struct ex_cpu *ex_settle(struct ex_cpu *c, __u64 irq, __u
 	return c;
 }
 
-/* c->last: thread x's sums at ts less its snapshot s (NULL: from zero),
- * made to add up to delta.  x's stretch under way is charged up to ts
- * already, or ts is older than it (ex_rewind()). */
+/* part[] += a - b, each part at least 0 */
+static __always_inline void ex_diff(__u64 *part, const __u64 *a, const __u64 *b)
+{
+	for (int i = 0; i < EX_NPARTS; i++)
+		part[i] += a[i] > b[i] ? a[i] - b[i] : 0;
+}
+
+/* c->last: thread x's sums at ts less base (NULL: from zero), made to add
+ * up to delta.  x's stretch under way is charged up to ts already, or ts
+ * is older than it (ex_rewind()).  With pre (--explain end), x follows
+ * the START's thread, whose snapshot at the START is s, and pre less s is
+ * the time up to x's wakeup. */
 static __always_inline struct ex_cpu *ex_split(struct ex_cpu *c, const struct ex_task *x,
+					       const struct ex_snap *base,
+					       const struct ex_snap *pre,
 					       const struct ex_snap *s, __u64 ts, __u64 delta)
 {
 	__u64 irq = x->irq;
 
-	for (int i = 0; i < EX_NPARTS; i++) {
-		__u64 base = s ? s->acc[i] : 0;
-
-		c->last.part[i] = x->acc[i] > base ? x->acc[i] - base : 0;
-	}
+	for (int i = 0; i < EX_NPARTS; i++)
+		c->last.part[i] = base ? 0 : x->acc[i];
+	if (base)
+		ex_diff(c->last.part, x->acc, base->acc);
 	if (ts < x->last)
 		ex_rewind(x, ts, c->last.part);
-	c->last.switches = x->switches - (s ? s->switches : 0);
-	c->last.preempts = x->preempts - (s ? s->preempts : 0);
-	if (s)
-		irq = irq > s->irq ? irq - s->irq : 0;
+	c->last.switches = x->switches - (base ? base->switches : 0);
+	c->last.preempts = x->preempts - (base ? base->preempts : 0);
+	if (base)
+		irq = irq > base->irq ? irq - base->irq : 0;
+	if (pre) {
+		ex_diff(c->last.part, pre->acc, s->acc);
+		c->last.switches += pre->switches - s->switches;
+		c->last.preempts += pre->preempts - s->preempts;
+		irq += pre->irq > s->irq ? pre->irq - s->irq : 0;
+	}
 	return ex_settle(c, irq, delta);
 }
 
@@ -449,7 +497,33 @@ static __always_inline struct ex_cpu *ex_stop(struct task_struct *cur, __u64 ts,
 	}
 	x->armed = 0;
 	c->last.block = x->longest;
-	return ex_split(c, x, NULL, ts, delta);
+	return ex_split(c, x, NULL, NULL, NULL, ts, delta);
+}
+
+/* --explain end: an END at ts on thread cur, delta after the START whose
+ * snapshot is s, on another thread.  If cur follows that thread from a
+ * wakeup after the START, the split into c->last is the START's thread's
+ * up to the wakeup that led to cur and cur's after it; true.  Else false:
+ * the caller splits by the START's thread. */
+static __always_inline bool ex_follow_end(struct ex_cpu *c, struct task_struct *cur,
+					  const struct ex_snap *s, __u64 ts, __u64 delta)
+{
+	struct ex_task *y = ex_armed(cur);
+	struct ex_handoff *h = &c->last.handoff;
+
+	if (!y || y->pre.tid != s->tid || y->pre.born != s->born || y->pre.ts < s->ts)
+		return false;
+	if (ts >= y->last) {
+		ex_running(y, cur, ts);
+		ex_charge(y, ts);
+	}
+	ex_split(c, y, &y->base, &y->pre, s, ts, delta);
+	h->ns = y->base.ts - s->ts;
+	h->end_tid = cur->pid;
+	h->waker_tid = y->waker_tid;
+	bpf_get_current_comm(h->end_comm, sizeof(h->end_comm));
+	__builtin_memcpy(h->waker_comm, y->waker_comm, sizeof(h->waker_comm));
+	return true;
 }
 
 /* END at ts of the interval at (k, slot), delta after its START, on thread
@@ -488,8 +562,9 @@ static __always_inline struct ex_cpu *ex_close(struct task_struct *cur, __u64 ts
 			ex_running(x, cur, ts);
 		ex_charge(x, ts);
 	}
-	ex_split(c, x, s, ts, delta);
-	if (!--x->armed)
+	if (cfg.explain != EXPLAIN_END || tid == cur->pid || !ex_follow_end(c, cur, s, ts, delta))
+		ex_split(c, x, s, NULL, NULL, ts, delta);
+	if (!--x->armed && !x->pre.tid)
 		bpf_map_delete_elem(&ex_tids, &tid);
 	bpf_map_delete_elem(&ex_starts, &c->skey);
 	return c;
@@ -517,6 +592,7 @@ static __always_inline void ex_record(struct ex_cpu *c, const EX_GROUP *g, __u64
 		v->part[i] += c->last.part[i];
 	v->switches += c->last.switches;
 	v->preempts += c->last.preempts;
+	v->followed += c->last.handoff.end_tid != 0;
 }
 
 /* The split of the pair that just ended on this CPU, for its slow line. */
@@ -527,6 +603,20 @@ static __always_inline void ex_slow(struct ex_one *o)
 
 	if (c)
 		*o = c->last;
+}
+
+/* A follower whose START thread has no interval open follows nothing
+ * more; without intervals of its own it leaves ex_tids. */
+static __always_inline void ex_unfollow(struct ex_task *x, __u32 tid)
+{
+	__u32 from = x->pre.tid;
+	struct ex_task *o = bpf_map_lookup_elem(&ex_tids, &from);
+
+	if (o && o->armed && o->born == x->pre.born)
+		return;
+	x->pre.tid = 0;
+	if (!x->armed)
+		bpf_map_delete_elem(&ex_tids, &tid);
 }
 
 SEC("tp_btf/sched_switch")
@@ -551,6 +641,8 @@ int BPF_PROG(ex_switch, bool preempt, struct task_struct *prev, struct task_stru
 			x->cur.state = x->state;
 			x->cur.kstack = bpf_get_stackid(ctx, &stacks, 0);	/* prev's: current */
 		}
+		if (cfg.explain == EXPLAIN_END && x->pre.tid)
+			ex_unfollow(x, prev->pid);
 	}
 	x = ex_armed(next);
 	if (x) {
@@ -593,6 +685,72 @@ int BPF_PROG(ex_full_waking, struct task_struct *p)
 		bpf_get_current_comm(x->cur.waker_comm, sizeof(x->cur.waker_comm));
 		x->cur.waker_kstack = bpf_get_stackid(ctx, &stacks, 0);
 	}
+	return 0;
+}
+
+/* --explain end: thread p woken by the current thread, armed: p follows
+ * the START thread the current one is (its own intervals first) or
+ * follows, from now.  Its pre: the START thread's sums now, or the
+ * current thread's pre plus what it added since its own wakeup. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(ex_end_waking, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct ex_task *w = ex_armed(cur), *x;
+	struct ex_snap *pre;
+	struct ex_cpu *c;
+	__u32 zero = 0, me = cur->pid, them = p->pid, from;
+	__u64 now;
+
+	if (!w || !them || them == me || (!w->armed && w->pre.hops >= EX_HOPS))
+		return 0;
+	from = w->armed ? me : w->pre.tid;
+	if (them == from)
+		return 0;
+	c = bpf_map_lookup_elem(&ex_percpu, &zero);
+	if (!c)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (now > w->last) {
+		ex_running(w, cur, now);
+		ex_charge(w, now);
+	}
+	pre = &c->snap;
+	if (w->armed) {
+		ex_snap_take(pre, w, me, now);
+	} else {
+		*pre = w->pre;
+		ex_diff(pre->acc, w->acc, w->base.acc);
+		pre->irq += w->irq - w->base.irq;
+		pre->switches += w->switches - w->base.switches;
+		pre->preempts += w->preempts - w->base.preempts;
+		pre->hops++;
+	}
+	x = ex_armed(p);
+	if (!x) {
+		x = ex_get(p, true);
+		if (!x) {
+			drop(EX_DROP_STORAGE);
+			return 0;
+		}
+		/* new: on its CPU still (it has not switched out to wait), or
+		 * being woken */
+		__builtin_memset(x, 0, sizeof(*x));
+		x->last = now;
+		x->born = p->start_time;
+		x->state = BPF_CORE_READ(p, on_cpu) ? EX_ONCPU : EX_RUNNABLE;
+		x->rd0 = ex_run_delay(p);
+		x->se0 = p->se.sum_exec_runtime;
+	} else {
+		if (now > x->last)
+			ex_charge(x, now);
+		if (x->state >= EX_S)
+			x->state = EX_RUNNABLE;
+	}
+	x->pre = *pre;
+	ex_snap_take(&x->base, x, them, now);
+	x->waker_tid = me;
+	bpf_get_current_comm(x->waker_comm, sizeof(x->waker_comm));
 	return 0;
 }
 

@@ -16,8 +16,13 @@ bool explain_prog(const struct bpf_program *prog, int mode)
 {
 	const char *name = bpf_program__name(prog);
 
-	return mode != EXPLAIN_OFF && !strncmp(name, "ex_", 3) &&
-	       (mode == EXPLAIN_FULL || strncmp(name, "ex_full_", 8));
+	if (mode == EXPLAIN_OFF || strncmp(name, "ex_", 3))
+		return false;
+	if (!strncmp(name, "ex_full_", 8))
+		return mode == EXPLAIN_FULL;
+	if (!strncmp(name, "ex_end_", 7))
+		return mode == EXPLAIN_END;
+	return true;
 }
 
 int explain_attach(struct engine *e, struct bpf_object *obj, int mode,
@@ -51,6 +56,7 @@ int explain_attach(struct engine *e, struct bpf_object *obj, int mode,
 	}
 	header->explain = true;
 	header->explain_irq = irq;
+	header->explain_end = mode == EXPLAIN_END;
 	return 0;
 }
 

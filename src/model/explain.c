@@ -20,6 +20,7 @@ void ex_val_add(struct ex_val *to, const struct ex_val *v, int sign)
 		to->part[i] += sign * v->part[i];
 	to->switches += sign * v->switches;
 	to->preempts += sign * v->preempts;
+	to->followed += sign * v->followed;
 }
 
 int m_explain_add(struct m_explain **to, const struct m_explain *from, int sign)

@@ -33,15 +33,27 @@ struct ex_block {
 	char waker_comm[16];
 };
 
+/* --explain end: where the END's thread took the interval over. */
+struct ex_handoff {
+	unsigned long long ns;		/* after the START; 0: not followed (the
+					 * split is the START's thread's) */
+	unsigned int end_tid;		/* the END's thread... */
+	unsigned int waker_tid;		/* ...woken by this one (the START's or
+					 * one woken from it) */
+	char end_comm[16], waker_comm[16];
+};
+
 /* A slow pair's split, on its --slower-than line. */
 struct ex_one {
 	unsigned long long part[EX_NPARTS];
 	unsigned int switches, preempts;
 	struct ex_block block;		/* --explain full */
+	struct ex_handoff handoff;	/* --explain end */
 };
 
-/* cfg.explain: off, the split, or the split with the longest block */
-enum { EXPLAIN_OFF, EXPLAIN_SPLIT, EXPLAIN_FULL };
+/* cfg.explain: off, the split, the split with the longest block, or the
+ * split that follows the START's thread's wakeups to the END's thread */
+enum { EXPLAIN_OFF, EXPLAIN_SPLIT, EXPLAIN_FULL, EXPLAIN_END };
 
 /* Groups are split by the power of two of the latency: row 0 holds 0 ns,
  * row r > 0 the latencies in [2^(r-1), 2^r). */
@@ -54,6 +66,8 @@ struct ex_val {
 	unsigned long long part[EX_NPARTS];
 	unsigned long long switches;	/* times the thread left a CPU */
 	unsigned long long preempts;	/* ... of them, still runnable */
+	unsigned long long followed;	/* --explain end: intervals whose END's
+					 * thread was followed from a wakeup */
 };
 
 #ifndef __BPF__

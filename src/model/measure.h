@@ -221,6 +221,7 @@ struct measurement {
 	struct m_names cgroup_names;
 	bool explain;		/* --explain: groups carry ex */
 	bool explain_irq;	/* ... with irq time (else shown as n/a) */
+	bool explain_end;	/* ... following the END's thread (--explain end) */
 	/* set by main */
 	double duration_s;	/* time this measurement covers */
 	int interval;		/* 1-based with -i, 0 for a whole run */

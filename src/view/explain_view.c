@@ -86,6 +86,14 @@ void explain_write_text(FILE *f, const struct measurement *m, const struct m_gro
 		fprintf(f, "  %-27s", cell);
 	}
 	fputc('\n', f);
+	if (m->explain_end) {
+		fprintf(f, "  %-16s", "END followed");
+		for (int i = 0; i < 3; i++) {
+			snprintf(cell, sizeof(cell), "%10llu of %llu", t[i].v.followed, t[i].v.count);
+			fprintf(f, "  %-27s", cell);
+		}
+		fputc('\n', f);
+	}
 	if (!m->explain_irq)
 		fprintf(f, "  (irq n/a: the irq tracepoints could not be attached; on-CPU holds it)\n");
 }
@@ -101,6 +109,8 @@ static void json_val(FILE *f, const struct measurement *m, const struct ex_val *
 			fprintf(f, "%llu", v->part[p]);
 	}
 	fprintf(f, "},\"switches\":%llu,\"preemptions\":%llu", v->switches, v->preempts);
+	if (m->explain_end)
+		fprintf(f, ",\"followed\":%llu", v->followed);
 }
 
 void explain_write_json(FILE *f, const struct measurement *m, const struct m_group *g)
@@ -131,8 +141,10 @@ void explain_write_json(FILE *f, const struct measurement *m, const struct m_gro
 	fputs("]}", f);
 }
 
-void explain_event_fields(FILE *f, const struct ex_one *x, bool irq)
+void explain_event_fields(FILE *f, const struct ex_one *x, const struct measurement *m)
 {
+	const struct ex_handoff *h = &x->handoff;
+	bool irq = m->explain_irq;
 	char name[32], val[32];
 
 	for (int p = 0; p < EX_NPARTS; p++) {
@@ -144,4 +156,17 @@ void explain_event_fields(FILE *f, const struct ex_one *x, bool irq)
 	events_field(f, "switches", val, false);
 	snprintf(val, sizeof(val), "%u", x->preempts);
 	events_field(f, "preemptions", val, false);
+	if (!m->explain_end)
+		return;
+	/* the END's thread, where the split follows it, and who woke it */
+	snprintf(val, sizeof(val), "%llu", h->ns);
+	events_field(f, "handoff_ns", h->end_tid ? val : NULL, false);
+	snprintf(val, sizeof(val), "%u", h->end_tid);
+	events_field(f, "end_tid", h->end_tid ? val : NULL, false);
+	snprintf(val, sizeof(val), "%.16s", h->end_comm);
+	events_field(f, "end_comm", h->end_tid ? val : NULL, true);
+	snprintf(val, sizeof(val), "%u", h->waker_tid);
+	events_field(f, "end_waker_tid", h->end_tid ? val : NULL, false);
+	snprintf(val, sizeof(val), "%.16s", h->waker_comm);
+	events_field(f, "end_waker_comm", h->end_tid ? val : NULL, true);
 }

@@ -13,7 +13,8 @@ struct ex_one;
 
 void explain_write_text(FILE *f, const struct measurement *m, const struct m_group *g);
 void explain_write_json(FILE *f, const struct measurement *m, const struct m_group *g);
-/* One interval's split as fields of a --slower-than line (irq: known). */
-void explain_event_fields(FILE *f, const struct ex_one *x, bool irq);
+/* One interval's split as fields of a --slower-than line, as m (the
+ * measurement's header) has it: irq known, the END's thread followed. */
+void explain_event_fields(FILE *f, const struct ex_one *x, const struct measurement *m);
 
 #endif

@@ -113,6 +113,39 @@ test_explain_key_ends_on_another_thread() {
 	pass "$msg"
 }
 
+# --explain end: the interval followed from the main thread to the thread
+# it ends on, through the wakeups that hand it over (the workload hands
+# over only to a thread asleep in its read, so each handoff is a wakeup
+# by the thread handing over).  Directly (main -> finisher) and through a
+# relay (main -> relay -> finisher): on-CPU is the CPU time of every
+# thread on the way (main's 3 ms, relay's 1.5 ms, the finisher's 4 ms),
+# against their own references; by the START's thread (plain --explain)
+# the finisher's spin would be main's blocked time
+test_explain_end_follows_the_wakeups() {
+	local sw=$WL/splitwork msg msg2 rc
+	rm -f "$TMP/end1.times" "$TMP/end2.times"
+	KDIST_WL_TIMES=$TMP/end1.times "$KDIST" pair --explain end --key arg0 --slower-than 1ns -o json \
+		"u:$sw:hand_begin" "u:$sw:hand_end" -- "$sw" 20 3000 4000 handoff 4000 >"$TMP/end1.json" 2>"$TMP/err" ||
+		{ fail "direct: exit $?: $(cat "$TMP/err")"; return; }
+	msg=$(python3 "$TOP/tests/explain_check.py" "$TMP/end1.json" "$TMP/end1.times" count=20 sum \
+		cpu=hand_cpu+fin_cpu followed=main min_blocked_s=3900000) || { fail "direct: $msg"; return; }
+	KDIST_WL_TIMES=$TMP/end2.times "$KDIST" pair --explain end --key arg0 --slower-than 1ns -o json \
+		"u:$sw:hand_begin" "u:$sw:hand_end" -- "$sw" 20 3000 4000 handoff 4000 1500 >"$TMP/end2.json" 2>"$TMP/err" ||
+		{ fail "relay: exit $?: $(cat "$TMP/err")"; return; }
+	msg2=$(python3 "$TOP/tests/explain_check.py" "$TMP/end2.json" "$TMP/end2.times" count=20 sum \
+		cpu=hand_cpu+relay_cpu+fin_cpu followed=relay min_blocked_s=3900000) || { fail "relay: $msg2"; return; }
+	# by thread, or for a call, an interval ends where it started
+	"$KDIST" pair --explain end "u:$sw:hand_begin" "u:$sw:hand_end" -d 1 >/dev/null 2>"$TMP/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "needs --key" "$TMP/err" ||
+		{ fail "by thread: exit $rc: $(cat "$TMP/err")"; return; }
+	"$KDIST" func --explain end "u:$sw:split_step" -d 1 >/dev/null 2>"$TMP/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "--explain end" "$TMP/err" ||
+		{ fail "func: exit $rc: $(cat "$TMP/err")"; return; }
+	pass "direct: $msg; relay: $msg2"
+}
+
 # --match lifo and fifo: overlapping intervals of one thread, each split
 # from its own START (tests/workloads/inflight.c): a recursion level d
 # lasts d sleeps of 300 us, the i-th pair of a FIFO round 4 + i sleeps of

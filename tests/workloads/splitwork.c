@@ -17,7 +17,19 @@
  * finisher calls hand_end(i) and answers.  The main thread's references
  * (cpu, run_delay, wall) run from before hand_begin() to the answer;
  * "spin_wall NS" is the spin's own CLOCK_MONOTONIC time, after
- * hand_begin() returned: running or runnable all along. */
+ * hand_begin() returned: running or runnable all along.
+ *
+ * splitwork N SPIN_US SLEEP_US handoff FIN_US [RELAY_US]: the finisher
+ * first spins FIN_US of its CPU time, then calls hand_end(i).  With
+ * RELAY_US, a thread "relay" sits between: the main thread hands i to it,
+ * it spins RELAY_US and hands i to the finisher.  A thread hands i over
+ * only when the next one is asleep in its read (its state S in /proc), so
+ * each handoff is a wakeup from the thread that hands over.  Each thread
+ * reports its CPU time from its wakeup to its handoff: "hand_cpu" (the
+ * main thread, from before hand_begin() to its write), "relay_cpu",
+ * "fin_cpu" (up to hand_end()); the CLOCK_MONOTONIC time of the relay's
+ * and the finisher's spins, "relay_wall" and "fin_wall"; and once,
+ * "tid_main", "tid_relay", "tid_finisher". */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -116,14 +128,80 @@ __attribute__((noinline, noclone)) void hand_end(long id)
 	asm volatile("" : : "r"(id) : "memory");
 }
 
-static int to_fin[2], from_fin[2];
+static int to_fin[2], from_fin[2], to_relay[2];
+static long fin_ns = -1, relay_ns = -1;
+static volatile pid_t fin_tid, relay_tid;
+
+/* Until thread tid (of this process, started) is asleep. */
+static void wait_asleep(volatile pid_t *tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	while (!*tid)
+		sched_yield();
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", *tid);
+	for (;;) {
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			exit(6);
+		buf[n] = '\0';
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		sched_yield();
+	}
+}
+
+/* Spin ns of this thread's CPU time, counted from cpu0. */
+static void spin_from(long cpu0, long ns)
+{
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < ns)
+		;
+}
+
+static void *relay(void *arg)
+{
+	long id, cpu0;
+
+	pthread_setname_np(pthread_self(), "relay");
+	wl_report("tid_relay", gettid());
+	relay_tid = gettid();
+	while (read(to_relay[0], &id, sizeof(id)) == sizeof(id)) {
+		long w0 = clock_ns(CLOCK_MONOTONIC);
+
+		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		spin_from(cpu0, relay_ns);
+		wl_report("relay_wall", clock_ns(CLOCK_MONOTONIC) - w0);
+		wait_asleep(&fin_tid);
+		wl_report("relay_cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
+		if (write(to_fin[1], &id, sizeof(id)) != sizeof(id))
+			exit(5);
+	}
+	close(to_fin[1]);
+	return arg;
+}
 
 static void *finisher(void *arg)
 {
-	long id;
+	long id, cpu0;
 
 	pthread_setname_np(pthread_self(), "finisher");
+	wl_report("tid_finisher", gettid());
+	fin_tid = gettid();
 	while (read(to_fin[0], &id, sizeof(id)) == sizeof(id)) {
+		if (fin_ns >= 0) {
+			long w0 = clock_ns(CLOCK_MONOTONIC);
+
+			cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			spin_from(cpu0, fin_ns);
+			wl_report("fin_wall", clock_ns(CLOCK_MONOTONIC) - w0);
+			wl_report("fin_cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
+		}
 		hand_end(id);
 		if (write(from_fin[1], "d", 1) != 1)
 			exit(5);
@@ -134,11 +212,17 @@ static void *finisher(void *arg)
 static void handoff(long n, long spin_ns, long sleep_ns)
 {
 	struct timespec ts = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
-	pthread_t t;
+	pthread_t t, r;
 	char c;
+	int to;
 
-	if (pipe(to_fin) || pipe(from_fin) || pthread_create(&t, NULL, finisher, NULL))
+	if (pipe(to_fin) || pipe(from_fin) || pipe(to_relay) ||
+	    pthread_create(&t, NULL, finisher, NULL))
 		exit(3);
+	if (relay_ns >= 0 && pthread_create(&r, NULL, relay, NULL))
+		exit(3);
+	to = relay_ns >= 0 ? to_relay[1] : to_fin[1];
+	wl_report("tid_main", gettid());
 	for (long i = 1; i <= n; i++) {
 		long cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), d0 = run_delay();
 		long w0 = clock_ns(CLOCK_MONOTONIC);
@@ -152,13 +236,21 @@ static void handoff(long n, long spin_ns, long sleep_ns)
 		wl_report("spin_wall", clock_ns(CLOCK_MONOTONIC) - s0);
 		if (sleep_ns)
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
-		if (write(to_fin[1], &i, sizeof(i)) != sizeof(i) || read(from_fin[0], &c, 1) != 1)
+		if (fin_ns >= 0)
+			wait_asleep(relay_ns >= 0 ? &relay_tid : &fin_tid);
+		wl_report("hand_cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
+		if (write(to, &i, sizeof(i)) != sizeof(i) || read(from_fin[0], &c, 1) != 1)
 			exit(5);
 		wl_report("wall", clock_ns(CLOCK_MONOTONIC) - w0);
 		wl_report("cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
 		wl_report("run_delay", run_delay() - d0);
 	}
-	close(to_fin[1]);
+	if (relay_ns >= 0) {
+		close(to_relay[1]);
+		pthread_join(r, NULL);
+	} else {
+		close(to_fin[1]);
+	}
 	pthread_join(t, NULL);
 }
 
@@ -179,6 +271,8 @@ int main(int argc, char **argv)
 		return 3;
 	wl_report_open();
 	if (argc > 4 && !strcmp(argv[4], "handoff")) {
+		fin_ns = argc > 5 ? atol(argv[5]) * 1000L : -1;
+		relay_ns = argc > 6 ? atol(argv[6]) * 1000L : -1;
 		handoff(n, spin_ns, sleep_ns);
 		return 0;
 	}

@@ -51,7 +51,7 @@ static int print_slow(void *ctx, void *data, size_t size)
 	events_head(f, e->ts, comm, e->id >> 32, (uint32_t)e->id, e->cpu, e->delta);
 	events_field(f, "function", fp->fns[e->func].label, true);
 	if (fp->cfg.explain)
-		explain_event_fields(f, &e->ex, fp->header.explain_irq);
+		explain_event_fields(f, &e->ex, &fp->header);
 	if (fp->syms) {
 		/* a user function returns in user mode: no kernel stack */
 		events_stack(f, "kstack", fp->fns[e->func].path ? NULL :
@@ -153,6 +153,11 @@ int func_load(struct func *fp, struct options *o)
 	if (o->explain == EXPLAIN_FULL) {
 		kd_err("bad option: --explain full names the longest block of one interval per "
 		       "thread; calls nest: not with func");
+		return -EINVAL;
+	}
+	if (o->explain == EXPLAIN_END) {
+		kd_err("bad option: --explain end follows an interval to the thread it ends on; "
+		       "a call returns on the thread it was made on: use --explain");
 		return -EINVAL;
 	}
 	if (o->explain && !feature_has(FEAT_TASK_STORAGE_MAP, &why)) {

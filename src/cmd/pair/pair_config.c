@@ -553,6 +553,11 @@ int pair_configure(struct pair *p, const struct pair_spec *ps, struct options *o
 	/* intervals that end on another thread or overlap on one: the
 	 * START thread's state by tid, each interval's snapshot of it */
 	c->explain_tid = o->explain && (ps->key || c->match);
+	if (o->explain == EXPLAIN_END && !ps->key) {
+		kd_err("bad option: --explain end follows an interval to the thread it ends on; "
+		       "it needs --key FIELD (matched by thread, it ends where it started)");
+		return -EINVAL;
+	}
 	if (c->explain_tid && o->explain == EXPLAIN_FULL) {
 		kd_err("bad option: --explain full names the longest block of one interval per "
 		       "thread; not with %s", ps->key ? "--key" : "--match");

@@ -100,7 +100,7 @@ int pair_print_slow(void *ctx, void *data, size_t size)
 		events_stack(f, "ustack", stack_syms_stack(p->syms, w->ustack, true, w->stack_tgid));
 	}
 	if (p->cfg.explain)
-		explain_event_fields(f, &e->ex, p->header.explain_irq);
+		explain_event_fields(f, &e->ex, &p->header);
 	if (p->cfg.explain == EXPLAIN_FULL)
 		explain_block_fields(f, &e->ex.block, p->syms);
 	events_end(f);

@@ -444,6 +444,7 @@ static void fill_header(struct rsession *rs, struct measurement *m, const struct
 		m->counts = mi->counts;
 		m->explain = mi->explain;
 		m->explain_irq = mi->explain_irq;
+		m->explain_end = mi->explain_end;
 		snprintf(m->key, sizeof(m->key), "%s", mi->key);
 		if (rs->nsub > 1)
 			snprintf(m->title, sizeof(m->title), "%s", rs->r.title);

@@ -15,7 +15,7 @@
 #   min_PART=NS    PART (runnable, blocked_s...) of every interval at least NS
 #   count=N        N intervals
 #   running=R+R... on-CPU + irq + runnable of every interval at least the
-#                  sum of the wall-clock references R, less 100 us
+#                  sum of the wall-clock references R, less 100 us each
 #   followed=T     --explain end: every interval followed to the finisher
 #                  (its tid reference tid_finisher), woken by thread T
 #                  (tid_T), the handoff after T's share and before the
@@ -83,10 +83,11 @@ for w in whats:
         out.append(f"{w} within {worst / 1e3:.1f} us of the reference (mean {mean / 1e3:.0f} us)"
                    + (f", except {'; '.join(off)}" if off else ""))
     elif w.startswith("running="):
-        refs = [sum(v) for v in zip(*(ref[k] for k in w[8:].split("+")))]
+        keys = w[8:].split("+")
+        refs = [sum(v) for v in zip(*(ref[k] for k in keys))]
         for i, (e, r) in list(enumerate(zip(ev, refs)))[1:]:
             got = e["oncpu_ns"] + (e["irq_ns"] or 0) + e["runnable_ns"]
-            if got < r - 100000:
+            if got < r - 100000 * len(keys):
                 die(f"interval {i}: on-CPU, irq and runnable {got} ns, < {r} ns of spins")
         out.append(f"on-CPU, irq and runnable hold the spins' {sum(refs) / len(refs) / 1e3:.0f} us")
     elif w.startswith("followed="):

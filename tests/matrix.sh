@@ -410,6 +410,26 @@ PY
 	mx_pass "$msg"
 }
 
+# --explain end: each interval followed from the main thread through the
+# relay to the finisher (splitwork hands over only to a thread asleep in
+# its read: each handoff is a wakeup by the thread handing over).  On-CPU,
+# irq and runnable hold the wall time of the three threads' spins (the
+# latency's own clock: see matrix_explain_key), the END's thread is the
+# finisher woken by the relay, and every interval is followed
+test_matrix_explain_end() {
+	mx_case "pair --explain end --key"
+	mx_need "task storage maps" || return
+	MX_ATTACH="uprobe; tp_btf"
+	rm -f "$TMP/exe.times"
+	KDIST_WL_TIMES=$TMP/exe.times mx_run exe pair --explain end --key arg0 --slower-than 1ns \
+		"u:$WL/splitwork:hand_begin" "u:$WL/splitwork:hand_end" -- \
+		"$WL/splitwork" 10 3000 4000 handoff 3000 1500 || return
+	local msg
+	msg=$(python3 "$TOP/tests/explain_check.py" "$TMP/exe.json" "$TMP/exe.times" count=10 sum \
+		followed=relay running=spin_wall+relay_wall+fin_wall) || { mx_fail "$msg"; return; }
+	mx_pass "$msg"
+}
+
 # func --explain on a kernel function: sleeper's 20 hrtimer_nanosleep calls
 # of 5 ms, each one interval of its thread: it arms the timer and leaves
 # its CPU, off it for a good part of each call (blocked, or runnable if
@@ -619,7 +639,7 @@ test_matrix_module_seed() {
 # faults' time is its blocked D time, and each fault's parts add up
 test_matrix_module_seed_explain() {
 	mx_case "pair --explain --key pasid --match fifo (seed module)"
-	local prm=/sys/module/kdist_seed/parameters np nf msg
+	local prm=/sys/module/kdist_seed/parameters np nf msg msg2
 	[ -e /sys/kernel/tracing/events/smmu/io_fault_entry ] ||
 		{ mx_skip "kdist_seed module not loaded (the VM tier builds and loads it)"; return; }
 	mx_need "task storage maps" || return
@@ -642,5 +662,28 @@ if len(ev) != n or bad or d < lat / 2:
 print(f"{n} faults, the writer blocked D for {100 * d / lat:.0f}% of their time, parts adding up")
 PY
 ) || { mx_fail "$msg"; return; }
-	mx_pass "$msg"
+	# --explain end: a fault followed to the kworker that resolved it,
+	# woken by the writer (queue_work) or by a kworker, after the fault
+	echo 2 >$prm/inflight
+	mx_bg seede "echo 1 >$prm/run" pair smmu:io_fault_entry smmu:io_fault_exit --key pasid \
+		--match fifo --explain end --slower-than 1ns || { echo 1 >$prm/inflight; return; }
+	echo 1 >$prm/inflight
+	msg2=$(python3 - "$TMP/seede.json" $((np * nf * 2)) <<'PY'
+import json, sys
+P = ("oncpu", "irq", "runnable", "blocked_s", "blocked_d", "blocked_other", "unattributed")
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ev = [e for e in docs if e.get("event") == "slow"]
+n, g = int(sys.argv[2]), docs[-1]["groups"]
+fol = [e for e in ev if "end_tid" in e]
+bad = [e for e in ev if sum(e[p + "_ns"] or 0 for p in P) != e["latency_ns"]] + \
+      [e for e in fol if not e["end_comm"].startswith("kworker") or not 0 <= e["handoff_ns"] <= e["latency_ns"]
+       or not (e["end_waker_tid"] == e["tid"] or e["end_waker_comm"].startswith("kworker"))]
+nf = sum(x["explain"]["all"]["followed"] for x in g)
+if len(ev) != n or bad or nf != len(fol):
+    print(f"end: {len(ev)} faults ({n}), {len(fol)} lines followed, groups {nf}, wrong: {bad[:1]}")
+    sys.exit(1)
+print(f"end: {len(fol)} of {n} followed to a kworker woken by the writer or a kworker, parts adding up")
+PY
+) || { mx_fail "$msg2"; return; }
+	mx_pass "$msg; $msg2"
 }

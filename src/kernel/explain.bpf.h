@@ -22,12 +22,17 @@
  * it: it is armed too, and keeps the waker's sums at that wakeup (pre) and
  * its own (base).  A thread woken by a follower follows the same START
  * thread, its pre being the follower's up to then, up to EX_HOPS wakeups
- * from it.  An END on a follower of the START's thread, woken after the
- * START, splits the interval into the START's thread's time up to the
- * wakeup that led to the END's thread and that thread's time after it:
- * the stretches still meet end to end, so the parts add up.  An END on
- * another thread is split by the START's thread, as without end.  A
- * follower follows until its START thread has no interval open.
+ * from it; it also keeps the START thread's own sums at its wakeup (org).
+ * An END on a follower of the START's thread splits the interval into the
+ * START's thread's time up to the first wakeup of the chain, each thread's
+ * up to the wakeup of the next, and the END's thread's after its own
+ * wakeup, if the chain began after the START; if only the END's thread
+ * was woken after it (a chain begun for an earlier interval of the same
+ * thread, as in a pool of workers), into the START's thread's time up to
+ * that wakeup (org) and the END's thread's after it.  The stretches meet
+ * end to end either way, so the parts add up.  An END on another thread
+ * is split by the START's thread, as without end.  A follower follows
+ * until its START thread has no interval open.
  *
  * Included by pair.bpf.c and func.bpf.c after cfg (with its explain and
  * explain_tid), drop() and the stack map `stacks`, with these defined:
@@ -79,8 +84,10 @@ struct ex_task {
 	/* --explain full: the block under way (ns: when it began), the
 	 * longest that ended (ns: its length) */
 	struct ex_block cur, longest;
-	/* --explain end: what a follower follows (pre.tid 0: nothing) */
-	struct ex_snap pre, base;
+	/* --explain end: what a follower follows (pre.tid 0: nothing): the
+	 * chain's sums up to its wakeup (pre), the START thread's own sums
+	 * then (org), and its own (base) */
+	struct ex_snap pre, org, base;
 	__u32 waker_tid;
 	char waker_comm[16];
 };
@@ -510,14 +517,21 @@ static __always_inline bool ex_follow_end(struct ex_cpu *c, struct task_struct *
 {
 	struct ex_task *y = ex_armed(cur);
 	struct ex_handoff *h = &c->last.handoff;
+	const struct ex_snap *from;
 
-	if (!y || y->pre.tid != s->tid || y->pre.born != s->born || y->pre.ts < s->ts)
+	if (!y || y->pre.tid != s->tid || y->pre.born != s->born)
+		return false;
+	if (y->pre.ts >= s->ts)
+		from = &y->pre;		/* the chain began after the START */
+	else if (y->base.ts >= s->ts)
+		from = &y->org;		/* only the END's thread was woken after it */
+	else
 		return false;
 	if (ts >= y->last) {
 		ex_running(y, cur, ts);
 		ex_charge(y, ts);
 	}
-	ex_split(c, y, &y->base, &y->pre, s, ts, delta);
+	ex_split(c, y, &y->base, from, s, ts, delta);
 	h->ns = y->base.ts - s->ts;
 	h->end_tid = cur->pid;
 	h->waker_tid = y->waker_tid;
@@ -696,7 +710,7 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(ex_end_waking, struct task_struct *p)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct ex_task *w = ex_armed(cur), *x;
+	struct ex_task *w = ex_armed(cur), *x, *o;
 	struct ex_snap *pre;
 	struct ex_cpu *c;
 	__u32 zero = 0, me = cur->pid, them = p->pid, from;
@@ -718,7 +732,11 @@ int BPF_PROG(ex_end_waking, struct task_struct *p)
 	pre = &c->snap;
 	if (w->armed) {
 		ex_snap_take(pre, w, me, now);
+		o = w;
 	} else {
+		o = bpf_map_lookup_elem(&ex_tids, &from);
+		if (!o || !o->armed || o->born != w->pre.born)
+			return 0;	/* its START thread's intervals all ended */
 		*pre = w->pre;
 		ex_diff(pre->acc, w->acc, w->base.acc);
 		pre->irq += w->irq - w->base.irq;
@@ -748,6 +766,9 @@ int BPF_PROG(ex_end_waking, struct task_struct *p)
 			x->state = EX_RUNNABLE;
 	}
 	x->pre = *pre;
+	if (o != w && now > o->last)
+		ex_charge(o, now);	/* the START thread, not on this CPU */
+	ex_snap_take(&x->org, o, from, now);
 	ex_snap_take(&x->base, x, them, now);
 	x->waker_tid = me;
 	bpf_get_current_comm(x->waker_comm, sizeof(x->waker_comm));

@@ -122,7 +122,7 @@ test_explain_key_ends_on_another_thread() {
 # against their own references; by the START's thread (plain --explain)
 # the finisher's spin would be main's blocked time
 test_explain_end_follows_the_wakeups() {
-	local sw=$WL/splitwork msg msg2 rc
+	local sw=$WL/splitwork msg msg2 msg3 rc
 	rm -f "$TMP/end1.times" "$TMP/end2.times"
 	KDIST_WL_TIMES=$TMP/end1.times "$KDIST" pair --explain end --key arg0 --slower-than 1ns -o json \
 		"u:$sw:hand_begin" "u:$sw:hand_end" -- "$sw" 20 3000 4000 handoff 4000 >"$TMP/end1.json" 2>"$TMP/err" ||
@@ -134,6 +134,45 @@ test_explain_end_follows_the_wakeups() {
 		{ fail "relay: exit $?: $(cat "$TMP/err")"; return; }
 	msg2=$(python3 "$TOP/tests/explain_check.py" "$TMP/end2.json" "$TMP/end2.times" count=20 sum \
 		cpu=hand_cpu+relay_cpu+fin_cpu followed=relay min_blocked_s=3900000) || { fail "relay: $msg2"; return; }
+	# a pool: the relay, woken for interval A, hands B over too, begun
+	# after that wakeup: B is the main thread's (asleep, or waiting for
+	# its CPU) up to the finisher's wakeup, then the finisher's spin
+	rm -f "$TMP/end3.times"
+	KDIST_WL_TIMES=$TMP/end3.times "$KDIST" pair --explain end --key arg0 --slower-than 1ns -o json \
+		"u:$sw:hand_begin" "u:$sw:hand_end" -- "$sw" 10 0 4000 pool 4000 1500 >"$TMP/end3.json" 2>"$TMP/err" ||
+		{ fail "pool: exit $?: $(cat "$TMP/err")"; return; }
+	msg3=$(python3 - "$TMP/end3.json" "$TMP/end3.times" <<'PY'
+import json, sys
+P = ("oncpu", "irq", "runnable", "blocked_s", "blocked_d", "blocked_other", "unattributed")
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"event"')]
+ref = {}
+for l in open(sys.argv[2]):
+    k, v = l.split()
+    ref.setdefault(k, []).append(int(v))
+def die(msg):
+    print(msg)
+    sys.exit(1)
+fin, relay = ref["tid_finisher"][0], ref["tid_relay"][0]
+ab = {int(e["arg0"], 16): e for e in ev}
+if sorted(ab) != list(range(1, 21)):
+    die(f"intervals {sorted(ab)}, expected 1..20")
+for i in range(1, 11):
+    a, b = ab[2 * i - 1], ab[2 * i]
+    for e in (a, b):
+        if sum(e[p + "_ns"] or 0 for p in P) != e["latency_ns"] or (e.get("end_tid"), e.get("end_waker_tid")) != (fin, relay):
+            die(f"round {i}: not followed to the finisher {fin} woken by the relay {relay}, or parts not adding up: {e}")
+    ran = lambda e: e["oncpu_ns"] + (e["irq_ns"] or 0) + e["runnable_ns"]
+    if i > 1 and ran(a) < ref["relay_wall"][i - 1] - 100000:
+        die(f"round {i}: A ran {ran(a)} ns, < the relay's spin {ref['relay_wall'][i - 1]}: {a}")
+    if i > 1 and ran(b) < ref["fin_wall"][i - 1] - 100000:
+        die(f"round {i}: B ran {ran(b)} ns, < the finisher's spin {ref['fin_wall'][i - 1]}: {b}")
+    off = b["blocked_s_ns"] + b["runnable_ns"]
+    if i > 1 and off < b["handoff_ns"] - 200000:
+        die(f"round {i}: B blocked S and runnable {off} ns: the main thread, asleep or waiting "
+            f"for its CPU until the handoff ({b['handoff_ns']} ns), ran: {b}")
+print("pool: 10 rounds, A through the relay's spin, B the main thread off its CPU until the finisher's wakeup, then its spin")
+PY
+) || { fail "$msg3"; return; }
 	# by thread, or for a call, an interval ends where it started
 	"$KDIST" pair --explain end "u:$sw:hand_begin" "u:$sw:hand_end" -d 1 >/dev/null 2>"$TMP/err"
 	rc=$?
@@ -143,7 +182,7 @@ test_explain_end_follows_the_wakeups() {
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q -- "--explain end" "$TMP/err" ||
 		{ fail "func: exit $rc: $(cat "$TMP/err")"; return; }
-	pass "direct: $msg; relay: $msg2"
+	pass "direct: $msg; relay: $msg2; $msg3"
 }
 
 # --match lifo and fifo: overlapping intervals of one thread, each split

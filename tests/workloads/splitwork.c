@@ -29,7 +29,15 @@
  * main thread, from before hand_begin() to its write), "relay_cpu",
  * "fin_cpu" (up to hand_end()); the CLOCK_MONOTONIC time of the relay's
  * and the finisher's spins, "relay_wall" and "fin_wall"; and once,
- * "tid_main", "tid_relay", "tid_finisher". */
+ * "tid_main", "tid_relay", "tid_finisher".
+ *
+ * splitwork N 0 SLEEP_US pool FIN_US RELAY_US: two intervals per round,
+ * the second begun after the work of both went to the relay, as in a pool
+ * of workers.  The main thread calls hand_begin(A) (A = 2i - 1), hands A to
+ * the relay, calls hand_begin(B) (B = 2i) and sleeps SLEEP_US; the relay
+ * spins RELAY_US, waits until the main thread is asleep (so B has begun),
+ * and hands A and B to the finisher at once; the finisher
+ * calls hand_end(A), spins FIN_US and calls hand_end(B). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -130,7 +138,8 @@ __attribute__((noinline, noclone)) void hand_end(long id)
 
 static int to_fin[2], from_fin[2], to_relay[2];
 static long fin_ns = -1, relay_ns = -1;
-static volatile pid_t fin_tid, relay_tid;
+static int pool;
+static volatile pid_t fin_tid, relay_tid, main_tid;
 
 /* Until thread tid (of this process, started) is asleep. */
 static void wait_asleep(volatile pid_t *tid)
@@ -177,10 +186,18 @@ static void *relay(void *arg)
 		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		spin_from(cpu0, relay_ns);
 		wl_report("relay_wall", clock_ns(CLOCK_MONOTONIC) - w0);
+		if (pool)
+			wait_asleep(&main_tid);
 		wait_asleep(&fin_tid);
 		wl_report("relay_cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
-		if (write(to_fin[1], &id, sizeof(id)) != sizeof(id))
+		if (pool) {
+			long ab[2] = { id, id + 1 };
+
+			if (write(to_fin[1], ab, sizeof(ab)) != sizeof(ab))
+				exit(5);
+		} else if (write(to_fin[1], &id, sizeof(id)) != sizeof(id)) {
 			exit(5);
+		}
 	}
 	close(to_fin[1]);
 	return arg;
@@ -194,7 +211,7 @@ static void *finisher(void *arg)
 	wl_report("tid_finisher", gettid());
 	fin_tid = gettid();
 	while (read(to_fin[0], &id, sizeof(id)) == sizeof(id)) {
-		if (fin_ns >= 0) {
+		if (fin_ns >= 0 && (!pool || id % 2 == 0)) {
 			long w0 = clock_ns(CLOCK_MONOTONIC);
 
 			cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -254,6 +271,35 @@ static void handoff(long n, long spin_ns, long sleep_ns)
 	pthread_join(t, NULL);
 }
 
+static void pool_rounds(long n, long sleep_ns)
+{
+	struct timespec ts = { sleep_ns / 1000000000L, sleep_ns % 1000000000L };
+	pthread_t t, r;
+	char c;
+
+	pool = 1;
+	main_tid = gettid();
+	if (pipe(to_fin) || pipe(from_fin) || pipe(to_relay) ||
+	    pthread_create(&t, NULL, finisher, NULL) || pthread_create(&r, NULL, relay, NULL))
+		exit(3);
+	wl_report("tid_main", gettid());
+	for (long i = 1; i <= n; i++) {
+		long a = 2 * i - 1, b = 2 * i;
+
+		hand_begin(a);
+		wait_asleep(&relay_tid);
+		if (write(to_relay[1], &a, sizeof(a)) != sizeof(a))
+			exit(5);
+		hand_begin(b);
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		if (read(from_fin[0], &c, 1) != 1 || read(from_fin[0], &c, 1) != 1)
+			exit(5);
+	}
+	close(to_relay[1]);
+	pthread_join(r, NULL);
+	pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	long n, spin_ns, sleep_ns;
@@ -274,6 +320,12 @@ int main(int argc, char **argv)
 		fin_ns = argc > 5 ? atol(argv[5]) * 1000L : -1;
 		relay_ns = argc > 6 ? atol(argv[6]) * 1000L : -1;
 		handoff(n, spin_ns, sleep_ns);
+		return 0;
+	}
+	if (argc > 6 && !strcmp(argv[4], "pool")) {
+		fin_ns = atol(argv[5]) * 1000L;
+		relay_ns = atol(argv[6]) * 1000L;
+		pool_rounds(n, sleep_ns);
 		return 0;
 	}
 	if (fifo_ns) {

@@ -489,8 +489,9 @@ void prom_labels(const struct measurement *m, const struct m_group *g, struct pr
 }
 
 /* --explain: each group's intervals' time by part (a part label), and the
- * times their thread left a CPU and of those was preempted.  irq is left
- * out where it was not measured (its time is in oncpu then). */
+ * times their thread left a CPU and of those was preempted (--explain end:
+ * and the intervals followed).  irq is left out where it was not measured
+ * (its time is in oncpu then). */
 static void write_explain(struct prom_out *o, const struct prom_source *s,
 			  struct prom_labels *pl)
 {
@@ -517,17 +518,23 @@ static void write_explain(struct prom_out *o, const struct prom_source *s,
 			prom_sample_ns(o, l, pl->n + 1, v.part[p]);
 		}
 	}
-	for (int k = 0; k < 2; k++) {
-		snprintf(fam, sizeof(fam), "kdist_%s_explain_%s", s->name,
-			 k ? "preemptions" : "switches");
-		prom_family(o, fam, "counter", k ? "of those switches, the thread still runnable" :
-			    "times the explained intervals' thread left a CPU", NULL);
+	for (int k = 0; k < (m->explain_end ? 3 : 2); k++) {
+		static const char *const names[3] = { "switches", "preemptions", "followed" };
+		static const char *const helps[3] = {
+			"times the explained intervals' thread left a CPU",
+			"of those switches, the thread still runnable",
+			"intervals followed to the thread they ended on (--explain end)",
+		};
+
+		snprintf(fam, sizeof(fam), "kdist_%s_explain_%s", s->name, names[k]);
+		prom_family(o, fam, "counter", helps[k], NULL);
 		for (int i = 0; i < m->ngroups; i++) {
 			if (!m->groups[i].ex)
 				continue;
 			prom_labels(m, &m->groups[i], pl);
 			m_explain_sum(m->groups[i].ex, 0, &v);
-			prom_sample(o, pl->l, pl->n, (double)(k ? v.preempts : v.switches));
+			prom_sample(o, pl->l, pl->n,
+				    (double)(k == 2 ? v.followed : k ? v.preempts : v.switches));
 		}
 	}
 }

@@ -302,3 +302,29 @@ PY
 ) || { fail "${m:-no nanosleep series}: $(grep -c . "$TMP/ex.prom") lines scraped"; return; }
 	pass "$m"
 }
+
+# served --explain end: the intervals followed to the thread they ended on
+# are a counter beside the count (splitwork's relay: every one of them)
+test_explain_served_followed() {
+	local sw=$WL/splitwork m
+	source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"
+	serve_start --measure "name=exe: pair --explain end --key arg0 u:$sw:hand_begin u:$sw:hand_end" ||
+		{ fail "start"; return; }
+	"$sw" 10 1000 1000 handoff 1000 500
+	sleep 1.5
+	curl -s --max-time 5 "$SERVE_URL/metrics" >"$TMP/exe.prom"
+	serve_stop || { fail "stop"; return; }
+	m=$(python3 - "$TMP/exe.prom" <<'PY'
+import re, sys
+v = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'(kdist_exe_\w+)(?:\{[^}]*\})? (\S+)$', l)
+    if m and "part=" not in l and "le=" not in l:
+        v[m.group(1)] = float(m.group(2))
+count, fol = v.get("kdist_exe_seconds_count"), v.get("kdist_exe_explain_followed_total")
+print(f"count {count}, followed {fol}")
+sys.exit(not (count == 10 and fol == 10))
+PY
+) || { fail "$m: $(grep -c . "$TMP/exe.prom") lines scraped"; return; }
+	pass "$m"
+}

@@ -152,6 +152,10 @@ struct {
 } ex_percpu SEC(".maps");
 
 static const struct ex_val ex_zero;
+
+/* --explain end: kdist's own process, which never follows (its threads are
+ * woken by the ring buffer of the very programs that watch the work) */
+const volatile __u32 ex_self_tgid;
 static const struct ex_task ex_task_zero;
 
 /* Kernels before 5.14 name the field `state`. */
@@ -716,7 +720,8 @@ int BPF_PROG(ex_end_waking, struct task_struct *p)
 	__u32 zero = 0, me = cur->pid, them = p->pid, from;
 	__u64 now;
 
-	if (!w || !them || them == me || (!w->armed && w->pre.hops >= EX_HOPS))
+	if (!w || !them || them == me || (!w->armed && w->pre.hops >= EX_HOPS) ||
+	    p->tgid == ex_self_tgid)
 		return 0;
 	from = w->armed ? me : w->pre.tid;
 	if (them == from)

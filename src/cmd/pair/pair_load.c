@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -253,6 +254,7 @@ int pair_load(struct pair *p, struct options *o)
 					 o->max_groups ? o->max_groups : DEFAULT_MAX_GROUPS);
 	}
 	p->skel->rodata->cfg = p->cfg;
+	p->skel->rodata->ex_self_tgid = getpid();
 	bpf_object__for_each_program(prog, p->skel->obj)
 		bpf_program__set_autoload(prog, prog == side_prog(p, 0) ||
 					  (!p->cfg.single && prog == side_prog(p, 1)) ||

@@ -23,7 +23,7 @@ runs.  The figures are printed as a table and written as JSON
 (BENCH_JSON, default build/bench.json), every ratio with its rounds and
 target; bench/compare.py compares two such files.  Every wait is bounded
 (BENCH_*_TIMEOUT below) and names what it waited for when it gives up."""
-import json, os, re, select, signal, statistics, subprocess, sys, time
+import json, os, random, re, select, signal, statistics, subprocess, sys, time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(TOP, "build")
@@ -35,7 +35,7 @@ N = int(os.environ.get("BENCH_CALLS", "2000000"))
 SWITCHES = int(os.environ.get("BENCH_PINGPONG", "100000"))
 PROFILE_ROUNDS = int(os.environ.get("BENCH_HOTSPOTS", "500"))	# 4 ms of CPU each
 HZ = os.environ.get("BENCH_HZ", "999")
-ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
 OUT = os.environ.get("BENCH_JSON", os.path.join(B, "bench.json"))
 # which parts run: the three suites, 100,000 groups live, the VM part
 # (kernel functions) and the uprobe attach times; e.g. BENCH_PARTS=syscalls
@@ -56,6 +56,13 @@ BPFTRACE = ("tracepoint:raw_syscalls:sys_enter /pid == {pid}/ {{ @s[tid] = nsecs
             "{{ @h = hist(nsecs - @s[tid]); delete(@s[tid]); }}")
 # libbpf-tools buffer stdout when it is a pipe: line-buffer their "Tracing"
 LINE = ["stdbuf", "-oL"]
+# the workload on the last CPU, every tracer's user space on the others:
+# the programs run in the workload's context either way, and a tracer's
+# own threads (reading its maps, kdist's statistics sampler) then neither
+# take the workload's CPU nor move it (BENCH_PIN=0: no pinning)
+CPUS = sorted(os.sched_getaffinity(0))
+PIN = os.environ.get("BENCH_PIN", "1") != "0" and len(CPUS) > 1
+WL_CPUS, TRACER_CPUS = ({CPUS[-1]}, set(CPUS[:-1])) if PIN else (set(CPUS), set(CPUS))
 
 # name: (command for the workload's pid, how to know it is attached, the
 # executable that must exist).  Attached: a word it prints once attached;
@@ -237,6 +244,18 @@ def kdist_cost(out):
     return json.loads(lines[-1]).get("cost", {})
 
 
+def kdist_p50(out):
+    """The p50 (ns) of kdist's one group, from its text or JSON; None
+    without one."""
+    text = out.decode(errors="replace")
+    docs = [l for l in text.splitlines() if l.startswith("{")]
+    if docs:
+        g = json.loads(docs[-1]).get("groups") or [{}]
+        return g[0].get("p50")
+    m = re.search(r"^count \d+ .* p50 ([\d.]+)(ns|us|ms|s)\b", text, re.M)
+    return float(m.group(1)) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[m.group(2)] if m else None
+
+
 def one_run(name, cfg, workload):
     """Run the workload (it waits for a byte on stdin) with the tracer cfg
     attached to it.  Returns a dict of what was measured; raises GaveUp
@@ -244,7 +263,8 @@ def one_run(name, cfg, workload):
     rfd, wfd = os.pipe()
     # (getppid_loop prints its CPU ns per call too with KDIST_WL_CPU)
     wl = subprocess.Popen(["sh", "-c", 'read x; exec "$@"', "sh"] + workload, stdin=rfd,
-                          stdout=subprocess.PIPE, env=dict(os.environ, KDIST_WL_CPU="1"))
+                          stdout=subprocess.PIPE, env=dict(os.environ, KDIST_WL_CPU="1"),
+                          preexec_fn=lambda: os.sched_setaffinity(0, WL_CPUS))
     os.close(rfd)
     r = {}
     tracer = None
@@ -255,7 +275,8 @@ def one_run(name, cfg, workload):
             t0 = time.monotonic()
             # bpftrace says "Attaching" on stdout, the others on stderr
             tracer = subprocess.Popen(cmd(wl.pid), stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT)
+                                      stderr=subprocess.STDOUT,
+                                      preexec_fn=lambda: os.sched_setaffinity(0, TRACER_CPUS))
             LIVE.add(tracer)
             if isinstance(ready, float):
                 time.sleep(ready)
@@ -291,6 +312,7 @@ def one_run(name, cfg, workload):
             if tracer.args[0] == KDIST:
                 r["cost"] = kdist_cost(out)
                 r["run_ns"] = r["cost"].get("run_ns")
+                r["p50"] = kdist_p50(out)
     return r
 
 
@@ -356,6 +378,13 @@ def syscalls_report(sc, doc):
           "1s, no pair slower", TARGETS["kdist --slower-than / kdist pair"])
     ratio(doc, "kdist pair -o json -v / kdist pair", rounds("kdist pair -o json -v", "kdist pair"),
           "BPF statistics on the whole run")
+    # the latencies JSON measures must be the text run's: getppid's p50
+    p50 = {n: [r.get("p50") if r else None for r in sc.get(n, [])]
+           for n in ("kdist pair", "kdist pair -o json", "kdist pair -o json -v")}
+    for n in ("kdist pair -o json", "kdist pair -o json -v"):
+        ratio(doc, f"p50 {n[11:]} / text", [j / t if j and t else None
+                                             for j, t in zip(p50[n], p50["kdist pair"])],
+              "getppid's latency as kdist measured it")
     for floor in ("floor (raw tracepoint)", "floor (raw, clock)", "floor (clock, thread)",
                   "floor (raw, statistics)", "floor (tracepoint)"):
         ratio(doc, f"kdist pair / {floor}", rounds("kdist pair", floor))
@@ -445,7 +474,12 @@ def run_suites(suites, doc):
         for s, cfgs, wl in suites:
             print(f"  {s} round {i + 1}/{ROUNDS} ", end="", flush=True)
             t0 = time.monotonic()
-            for n, c in cfgs.items():
+            # each round in its own order (the same on every run of the
+            # bench): no configuration always follows the same one, or
+            # runs always early or late in a round while the load drifts
+            order = list(cfgs.items())
+            random.Random(i).shuffle(order)
+            for n, c in order:
                 if n in failed:
                     runs[s][n].append(None)
                     print("-", end="", flush=True)

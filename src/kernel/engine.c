@@ -30,12 +30,17 @@
  * bench: +165 ns per getppid pair, more than running the programs at all),
  * and the time a pair measures holds them.  So kdist holds a descriptor
  * only while its cost is shown, and then, unless -v asks for the exact
- * figure, only for STATS_WINDOW_MS out of every STATS_PERIOD_MS: the
- * counters move only in those windows, and engine_read scales them by the
- * time they covered (docs/pair.md, "kdist's own cost").  Closing the
- * descriptor (or exiting) turns them off again, whatever happens to kdist. */
-#define STATS_PERIOD_MS 100
-#define STATS_WINDOW_MS 5
+ * figure, only for windows of STATS_WINDOW_MS: the counters move only in
+ * those, and engine_read scales them by the time they covered (docs/pair.md,
+ * "kdist's own cost").  Each switch of the statistics patches the kernel's
+ * code at every place a BPF program is run, which stalls every CPU (about
+ * 7 ms a switch in this project's VMs), so the windows are few: the first
+ * STATS_FIRST_MS after the start, each next one twice as far as the last,
+ * then every STATS_GAP_MAX_MS.  Closing the descriptor (or exiting) turns
+ * them off again, whatever happens to kdist. */
+#define STATS_WINDOW_MS 50
+#define STATS_FIRST_MS 1000
+#define STATS_GAP_MAX_MS 60000
 
 static int stats_fd = -1, stats_users, stats_err;
 static bool stats_off;
@@ -80,11 +85,17 @@ static bool sampler_sleep(unsigned int ms)
 
 static void *sampler_run(void *arg)
 {
+	unsigned int gap = STATS_FIRST_MS;
+
 	pthread_mutex_lock(&sampler.lock);
 	while (!sampler.stop) {
-		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME), nprog = 0;
+		int fd, nprog = 0;
 		struct engine *e;
 
+		if (sampler_sleep(gap))
+			break;
+		gap = gap < STATS_GAP_MAX_MS / 2 ? gap * 2 : STATS_GAP_MAX_MS;
+		fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (fd < 0) {
 			stats_err = errno;
 			break;
@@ -104,17 +115,20 @@ static void *sampler_run(void *arg)
 			if (!e->w_t)
 				continue;	/* came in, or was reset, meanwhile */
 			pc = prog_counters(e);
-			e->win_runs += pc.runs - e->w_runs;
-			e->win_run_ns += pc.run_ns - e->w_run_ns;
-			e->win_ns += now_ns() - e->w_t;
+			e->last_win_runs = pc.runs - e->w_runs;
+			e->last_win_run_ns = pc.run_ns - e->w_run_ns;
+			e->last_win_ns = now_ns() - e->w_t;
+			e->win_runs += e->last_win_runs;
+			e->win_run_ns += e->last_win_run_ns;
+			e->win_ns += e->last_win_ns;
 			e->w_t = 0;
 		}
 		close(fd);
 		/* reading a program's counters is a system call: with
 		 * thousands of programs (func), windows come less often */
-		if (sampler_sleep((STATS_PERIOD_MS - STATS_WINDOW_MS) *
-				  (nprog > 256 ? nprog / 256 : 1)))
-			break;
+		if (nprog > 256 && gap < STATS_GAP_MAX_MS)
+			gap = gap * (nprog / 256) < STATS_GAP_MAX_MS ? gap * (nprog / 256) :
+								       STATS_GAP_MAX_MS;
 	}
 	pthread_mutex_unlock(&sampler.lock);
 	return arg;
@@ -218,7 +232,8 @@ static void stats_put(struct engine *e)
 }
 
 /* The share of the time since engine_reset that e's counters were read in
- * windows, and what they moved meanwhile: 1 and nothing when the
+ * windows, and what they moved meanwhile (without a window since then, the
+ * run's last window, as its share of that time): 1 and nothing when the
  * statistics are on throughout (-v) or off. */
 static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
 {
@@ -227,9 +242,17 @@ static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
 	if (!sampler.running)
 		return 1;
 	pthread_mutex_lock(&sampler.lock);
-	share = now_ns() > e->t0 ? (double)e->win_ns / (now_ns() - e->t0) : 0;
-	*runs = e->win_runs;
-	*run_ns = e->win_run_ns;
+	if (e->win_ns || !e->last_win_ns) {
+		share = now_ns() > e->t0 ? (double)e->win_ns / (now_ns() - e->t0) : 0;
+		*runs = e->win_runs;
+		*run_ns = e->win_run_ns;
+	} else {
+		/* no window in this interval yet: the run's last one, scaled
+		 * to the interval's length */
+		share = now_ns() > e->t0 ? (double)e->last_win_ns / (now_ns() - e->t0) : 0;
+		*runs = e->last_win_runs;
+		*run_ns = e->last_win_run_ns;
+	}
 	pthread_mutex_unlock(&sampler.lock);
 	return share;
 }

@@ -72,6 +72,9 @@ struct engine {
 	 * the programs' counters moved in them; the open window's start */
 	uint64_t win_ns, win_runs, win_run_ns;
 	uint64_t w_t, w_runs, w_run_ns;
+	/* ... and the run's last window: an interval without a window of
+	 * its own (-i) is estimated from it */
+	uint64_t last_win_ns, last_win_runs, last_win_run_ns;
 	struct engine *next_sampled;
 	struct ring_buffer *spill_rb;	/* NULL: the object has no spill ring */
 	int spill_err;			/* a record could not be kept: -errno */

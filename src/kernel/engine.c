@@ -23,21 +23,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-/* BPF run-time statistics (run_cnt, run_time_ns of every program) cost two
- * clock reads per program run, so the kernel keeps them off unless a
- * BPF_ENABLE_STATS descriptor is open or the global sysctl is on.  They are
- * kernel-wide: while on, every BPF program of the machine pays them (make
- * bench: +165 ns per getppid pair, more than running the programs at all),
- * and the time a pair measures holds them.  So kdist holds a descriptor
- * only while its cost is shown, and then, unless -v asks for the exact
- * figure, only for windows of STATS_WINDOW_MS: the counters move only in
- * those, and engine_read scales them by the time they covered (docs/pair.md,
- * "kdist's own cost").  Each switch of the statistics patches the kernel's
- * code at every place a BPF program is run, which stalls every CPU (about
- * 7 ms a switch in this project's VMs), so the windows are few: the first
- * STATS_FIRST_MS after the start, each next one twice as far as the last,
- * then every STATS_GAP_MAX_MS.  Closing the descriptor (or exiting) turns
- * them off again, whatever happens to kdist. */
+/* BPF run-time statistics (run_cnt, run_time_ns) cost every BPF program of
+ * the machine two clock reads per run while a BPF_ENABLE_STATS descriptor
+ * is open (or the sysctl is on), and the time a pair measures holds them.
+ * So kdist holds one only while its cost is shown, and unless -v asks for
+ * the exact figure, only for windows of STATS_WINDOW_MS, whose counters
+ * engine_read scales by the time they covered (docs/pair.md, "kdist's own
+ * cost").  Each switch patches the kernel's code and stalls every CPU, so
+ * windows are few: STATS_FIRST_MS after the start, then after gaps that
+ * double, at most STATS_GAP_MAX_MS.  Exiting closes the descriptor. */
 #define STATS_WINDOW_MS 50
 #define STATS_FIRST_MS 1000
 #define STATS_GAP_MAX_MS 60000
@@ -45,11 +39,10 @@
 static int stats_fd = -1, stats_users, stats_err;
 static bool stats_off;
 
-/* The sampler: a thread that opens the descriptor for a window, and reads
- * the counters of every engine in `sampled` inside it: after the switch
- * on, before the switch off, so that another holder of the statistics
- * (kdist -v, bpftool, the sysctl) or the switch's own time never counts.
- * Each engine adds up its windows (win_*) since engine_reset. */
+/* The sampler: a thread that opens the descriptor for a window and reads
+ * every engine's counters inside it, after the switch on and before the
+ * switch off (another holder's time, or the switch's, never counts); each
+ * engine adds up its windows (win_*) since engine_reset. */
 static struct {
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -124,11 +117,10 @@ static void *sampler_run(void *arg)
 			e->w_t = 0;
 		}
 		close(fd);
-		/* reading a program's counters is a system call: with
-		 * thousands of programs (func), windows come less often */
-		if (nprog > 256 && gap < STATS_GAP_MAX_MS)
-			gap = gap * (nprog / 256) < STATS_GAP_MAX_MS ? gap * (nprog / 256) :
-								       STATS_GAP_MAX_MS;
+		/* a system call per program: thousands (func), fewer windows */
+		if (nprog > 256)
+			gap = gap * (nprog / 256) < STATS_GAP_MAX_MS ? gap * (nprog / 256)
+								      : STATS_GAP_MAX_MS;
 	}
 	pthread_mutex_unlock(&sampler.lock);
 	return arg;
@@ -238,21 +230,15 @@ static void stats_put(struct engine *e)
 static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
 {
 	double share;
+	bool last;
 
 	if (!sampler.running)
 		return 1;
 	pthread_mutex_lock(&sampler.lock);
-	if (e->win_ns || !e->last_win_ns) {
-		share = now_ns() > e->t0 ? (double)e->win_ns / (now_ns() - e->t0) : 0;
-		*runs = e->win_runs;
-		*run_ns = e->win_run_ns;
-	} else {
-		/* no window in this interval yet: the run's last one, scaled
-		 * to the interval's length */
-		share = now_ns() > e->t0 ? (double)e->last_win_ns / (now_ns() - e->t0) : 0;
-		*runs = e->last_win_runs;
-		*run_ns = e->last_win_run_ns;
-	}
+	last = !e->win_ns && e->last_win_ns;	/* none since engine_reset */
+	share = (double)(last ? e->last_win_ns : e->win_ns) / (now_ns() - e->t0 + 1);
+	*runs = last ? e->last_win_runs : e->win_runs;
+	*run_ns = last ? e->last_win_run_ns : e->win_run_ns;
 	pthread_mutex_unlock(&sampler.lock);
 	return share;
 }

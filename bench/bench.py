@@ -126,6 +126,10 @@ OFFCPU = {
     "kdist --explain (unarmed)": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
                                             "raw_syscalls:sys_exit", "-p", "1", "--explain"],
                                  b"Tracing", KDIST),
+    # the same pair on pid 1 without --explain: what the unarmed switches
+    # cost is the difference
+    "kdist pair (pid 1)": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                     "raw_syscalls:sys_exit", "-p", "1"], b"Tracing", KDIST),
     # Debian's offcputime (libbpf-tools 0.26) prints nothing until it exits
     "offcputime": (lambda p: ["offcputime", "-p", str(p)], LINKED, "offcputime"),
 }
@@ -432,6 +436,10 @@ def offcpu_report(oc, doc):
         a, rss = med(oc[n], "attach_ms"), med(oc[n], "rss_kb")
         print(f"  {n:24s} {per_sw[n]:8.1f} added {per_sw[n] - per_sw['none']:7.1f}"
               + (f"   attach {a:.0f} ms, peak RSS {rss / 1024:.1f} MB" if rss else ""))
+    if "kdist --explain (unarmed)" in per_sw and "kdist pair (pid 1)" in per_sw:
+        print(f"  --explain's programs on switches of threads never armed: "
+              f"{per_sw['kdist --explain (unarmed)'] - per_sw['kdist pair (pid 1)']:+.1f} ns "
+              "per switch (kdist --explain (unarmed) less kdist pair (pid 1))")
     if "offcputime" in rnd and "kdist offcpu" in rnd:
         ratio(doc, "kdist offcpu / offcputime",
               [(k - z) / (o - z) if None not in (k, o, z) and o > z else None

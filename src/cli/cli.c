@@ -106,7 +106,7 @@ const struct opt_desc cli_opts[NR_OPTS] = {
 	[O_IF] = { "if", 0, "COND", "only events where FIELD OP VALUE && ... (OP: == != < <= > >= &)" },
 	[O_SLOWER_THAN] = { "slower-than", 0, "DURATION", "print each event slower than DURATION (e.g. 20ms) as it happens" },
 	[O_STACK] = { "stack", 0, NULL, "with --slower-than: the kernel and user stack of the START (--stack end: of the END)" },
-	[O_EXPLAIN] = { "explain", 0, NULL, "split each interval of the START's thread (func: each call) into on-CPU, irq, runnable and blocked time (--explain full: with --slower-than, also the longest block's stack and its waker; --explain end: with --key, the START's thread up to its wakeup of the thread the interval ends on, that thread after)" },
+	[O_EXPLAIN] = { "explain", 0, NULL, "split each interval of the START's thread (func: each call) into on-CPU, irq, runnable and blocked time (--explain full: with --slower-than, also the longest block's stack and its waker; --explain end: a pair matched by a field followed from the START's thread to the thread it wakes and the interval ends on)" },
 	[O_MATCH] = { "match", 0, "MODE", "STARTs in flight per key: replace (default: one, a new START replaces it), fifo (a queue per key) or lifo (a stack per thread: nesting, recursion)", "replace fifo lifo" },
 	[O_FIELDS] = { "fields", 0, "FIELDS", "the record's fields to print, e.g. ret,filename (default: all); kernel variables, e.g. jiffies" },
 	[O_EVERY] = { "every", 0, "DURATION", "with no EVENT: print --fields (kernel variables) every DURATION, e.g. 1s" },

@@ -53,6 +53,18 @@
  * back what was charged after its timestamp. */
 #define EX_RING 4
 
+/* A part's index, masked where it is used: a bound the verifier keeps
+ * wherever the compiler spills and reloads the state it was checked on
+ * (6.1 loses the check on a second reload).  The parts are fewer than 8,
+ * so a checked index is unchanged; the mask is in asm so that the compiler
+ * does not drop it as redundant. */
+static __always_inline __u64 EX_PART(__u64 s)
+{
+	asm volatile("%0 &= 7" : "+r"(s));
+	return s;
+}
+_Static_assert(EX_NPARTS <= 8, "EX_PART masks the parts' index with 7");
+
 /* --explain end: the most wakeups from a START's thread to its END's */
 #define EX_HOPS 3
 
@@ -214,7 +226,7 @@ static __always_inline void ex_charge(struct ex_task *x, __u64 now)
 	if (now <= x->last)
 		return;	/* another CPU's clock a hair behind: the next stretch takes it */
 	if (s < EX_NPARTS)
-		x->acc[s] += now - x->last;
+		x->acc[EX_PART(s)] += now - x->last;
 	x->ring_at[x->ring_n & (EX_RING - 1)] = x->last;
 	x->ring_state[x->ring_n & (EX_RING - 1)] = s;
 	x->ring_n++;
@@ -242,7 +254,7 @@ static __always_inline void ex_rewind(const struct ex_task *x, __u64 ts, __u64 *
 		s = x->ring_state[k];
 		cut = end - (start > ts ? start : ts);
 		if (s < EX_NPARTS)
-			part[s] -= cut < part[s] ? cut : part[s];
+			part[EX_PART(s)] -= cut < part[EX_PART(s)] ? cut : part[EX_PART(s)];
 		end = start;
 	}
 }

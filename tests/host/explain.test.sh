@@ -306,13 +306,18 @@ PY
 # served --explain end: the intervals followed to the thread they ended on
 # are a counter beside the count (splitwork's relay: every one of them)
 test_explain_served_followed() {
-	local sw=$WL/splitwork m
+	local sw=$WL/splitwork m i
 	source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"
 	serve_start --measure "name=exe: pair --explain end --key arg0 u:$sw:hand_begin u:$sw:hand_end" ||
 		{ fail "start"; return; }
 	"$sw" 10 1000 1000 handoff 1000 500
-	sleep 1.5
-	curl -s --max-time 5 "$SERVE_URL/metrics" >"$TMP/exe.prom"
+	# a served measurement is read every second or so: until its count
+	# says all 10 (at most 10 s)
+	for i in $(seq 20); do
+		sleep 0.5
+		curl -s --max-time 5 "$SERVE_URL/metrics" >"$TMP/exe.prom"
+		grep -qE '^kdist_exe_seconds_count(\{[^}]*\})? 10$' "$TMP/exe.prom" && break
+	done
 	serve_stop || { fail "stop"; return; }
 	m=$(python3 - "$TMP/exe.prom" <<'PY'
 import re, sys

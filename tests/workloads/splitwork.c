@@ -166,11 +166,16 @@ static void wait_asleep(volatile pid_t *tid)
 	}
 }
 
-/* Spin ns of this thread's CPU time, counted from cpu0. */
-static void spin_from(long cpu0, long ns)
+/* Spin ns of this thread's CPU time and report the spin's CLOCK_MONOTONIC
+ * time as `wall`; returns the thread's CPU time when the spin began. */
+static long spin_reported(long ns, const char *wall)
 {
+	long w0 = clock_ns(CLOCK_MONOTONIC), cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
 	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0 < ns)
 		;
+	wl_report(wall, clock_ns(CLOCK_MONOTONIC) - w0);
+	return cpu0;
 }
 
 static void *relay(void *arg)
@@ -181,11 +186,7 @@ static void *relay(void *arg)
 	wl_report("tid_relay", gettid());
 	relay_tid = gettid();
 	while (read(to_relay[0], &id, sizeof(id)) == sizeof(id)) {
-		long w0 = clock_ns(CLOCK_MONOTONIC);
-
-		cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		spin_from(cpu0, relay_ns);
-		wl_report("relay_wall", clock_ns(CLOCK_MONOTONIC) - w0);
+		cpu0 = spin_reported(relay_ns, "relay_wall");
 		if (pool)
 			wait_asleep(&main_tid);
 		wait_asleep(&fin_tid);
@@ -212,11 +213,7 @@ static void *finisher(void *arg)
 	fin_tid = gettid();
 	while (read(to_fin[0], &id, sizeof(id)) == sizeof(id)) {
 		if (fin_ns >= 0 && (!pool || id % 2 == 0)) {
-			long w0 = clock_ns(CLOCK_MONOTONIC);
-
-			cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-			spin_from(cpu0, fin_ns);
-			wl_report("fin_wall", clock_ns(CLOCK_MONOTONIC) - w0);
+			cpu0 = spin_reported(fin_ns, "fin_wall");
 			wl_report("fin_cpu", clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
 		}
 		hand_end(id);

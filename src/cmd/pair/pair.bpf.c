@@ -564,17 +564,24 @@ static __always_inline void record(struct group_key *g, __u64 delta)
 		spill_event(g, sizeof(*g), delta, 0, 0);
 }
 
-/* The END-side grouping component, after the START ones. */
-static __always_inline void end_group(void *ctx, struct group_key *g, int src)
+/* The END-side grouping component's value (0 without one). */
+static __always_inline __u64 end_group_val(void *ctx, int src)
 {
 	__u64 v;
 
 	if (!cfg.end_by_on)
-		return;
+		return 0;
 	v = read_val(ctx, &cfg.end_by, src);
 	if (cfg.end_by_neg && (__s64)v >= 0)
 		v = 0;
-	g->v[cfg.nby & (PAIR_MAX_BY - 1)] = v;
+	return v;
+}
+
+/* The END-side grouping component, after the START ones. */
+static __always_inline void end_group(void *ctx, struct group_key *g, int src)
+{
+	if (cfg.end_by_on)
+		g->v[cfg.nby & (PAIR_MAX_BY - 1)] = end_group_val(ctx, src);
 }
 
 #include "cmd/pair/match.bpf.h"
@@ -615,6 +622,19 @@ static __always_inline int end_thread(void *ctx, int src)
 		x = ex_stop(cur, ts, delta);
 	if (cfg.end_cond && !cond_holds(ctx, src, NULL, 1))
 		return 0;
+	/* one small number kept in the slot, no END component (a syscall
+	 * that did not fail) and nothing else wanted of the pair: its slot of
+	 * the dense arrays, without building a group key (kdist syscalls'
+	 * hot path, docs/pair.md) */
+	if (slot && cfg.nby == 1 && cfg.dense && !cfg.slow_ns && !cfg.exemplar_ns &&
+	    !cfg.explain && !end_group_val(ctx, src)) {
+		struct hist *h = dense_hist(slot->v);
+
+		if (h) {
+			hist_add(h, delta);
+			return 0;
+		}
+	}
 	/* a START in a slot kept no task: a slow pair's is the END's, the
 	 * same thread, taken only when the pair is slow */
 	if (cfg.nby || cfg.end_by_on || (cfg.slow_ns && (sv || delta > cfg.slow_ns))) {
@@ -645,7 +665,9 @@ static __always_inline int end_thread(void *ctx, int src)
 	return 0;
 }
 
-static __always_inline int on_end(void *ctx, int src)
+/* An END matched in match_start: by key fields, or by thread where
+ * task storage is not available to this program type. */
+static __always_inline int end_matched(void *ctx, int src)
 {
 	struct match_key k = {};
 	struct start_val *sv;
@@ -654,10 +676,6 @@ static __always_inline int on_end(void *ctx, int src)
 	struct ex_cpu *x;
 	__u64 ts, delta;
 
-	if (cfg.match)
-		return mq_end(ctx, src);
-	if (cfg.thread_key && cfg.task_storage)
-		return end_thread(ctx, src);
 	ts = bpf_ktime_get_ns();
 	read_match(ctx, 1, &k, src, NULL);
 	sv = bpf_map_lookup_elem(&match_start, &k);
@@ -682,6 +700,17 @@ static __always_inline int on_end(void *ctx, int src)
 	if (cfg.explain)
 		ex_record(x, &g, delta);
 	return 0;
+}
+
+/* (the ways of matching in functions of their own: the compiler then
+ * zeroes a key on the stack only on the way that builds one) */
+static __always_inline int on_end(void *ctx, int src)
+{
+	if (cfg.match)
+		return mq_end(ctx, src);
+	if (cfg.thread_key && cfg.task_storage)
+		return end_thread(ctx, src);
+	return end_matched(ctx, src);
 }
 
 SEC("tracepoint")

@@ -6,8 +6,12 @@ Three workloads, each traced by every tool that measures the same thing:
   syscalls  a getppid loop; raw_syscalls sys_enter -> sys_exit, filtered to
             the loop's pid: no tracing, the floor (empty programs, as
             tracepoints and raw tracepoints; raw tracepoint programs that
-            only read the clock), kdist pair, kdist syscalls,
+            only read the clock), kdist pair and its variants,
             libbpf-tools syscount -L, bpftrace hist(); added ns per call.
+  targets   the same loop with kdist pair and the paths users run most
+            (kdist syscalls, -o json, --slower-than): the targets' ratios,
+            from more rounds of fewer configurations, each round's runs
+            close together in time.
   offcpu    two threads waking each other through pipes: kdist offcpu
             against libbpf-tools offcputime; added ns per context switch.
   profile   busy CPU work: kdist profile against perf record -g at the same
@@ -36,11 +40,16 @@ SWITCHES = int(os.environ.get("BENCH_PINGPONG", "100000"))
 PROFILE_ROUNDS = int(os.environ.get("BENCH_HOTSPOTS", "500"))	# 4 ms of CPU each
 HZ = os.environ.get("BENCH_HZ", "999")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
+# the targets' part: a run's added cost moves by 10-20% from one run to the
+# next on a shared VM, so a ratio of two needs more rounds than 7 to tell
+# 1.10 from 1.20 (median of 15: about +-0.05)
+TARGET_ROUNDS = int(os.environ.get("BENCH_TARGET_ROUNDS", "15"))
 OUT = os.environ.get("BENCH_JSON", os.path.join(B, "bench.json"))
-# which parts run: the three suites, 100,000 groups live, the VM part
+# which parts run: the four suites, 100,000 groups live, the VM part
 # (kernel functions) and the uprobe attach times; e.g. BENCH_PARTS=syscalls
 # for the pair figures alone
-PARTS = os.environ.get("BENCH_PARTS", "syscalls offcpu profile groups vm uprobe").split()
+PARTS = os.environ.get("BENCH_PARTS",
+                       "targets syscalls offcpu profile groups vm uprobe").split()
 # every wait is bounded: a tracer's attach, a workload's run, a tracer's
 # exit after SIGINT, each script part (seconds)
 ATTACH_TIMEOUT = float(os.environ.get("BENCH_ATTACH_TIMEOUT", "60"))
@@ -84,6 +93,22 @@ SYSCALLS = {
     # as people run it: text, no cost shown, so no run-time statistics
     "kdist pair": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
                               "-p", str(p)], b"Tracing", KDIST),
+    # several STARTs in flight per thread (a queue in task storage) against
+    # the one START of a plain pair (docs/explain.md)
+    "kdist pair --match fifo": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                           "raw_syscalls:sys_exit", "-p", str(p),
+                                           "--match", "fifo"], b"Tracing", KDIST),
+    # each pair armed and split (no switch inside a getppid): START and END's share
+    "kdist pair --explain": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
+                                        "raw_syscalls:sys_exit", "-p", str(p), "--explain"],
+                             b"Tracing", KDIST),
+    "syscount -L": (lambda p: LINE + ["syscount", "-L", "-p", str(p)], b"Tracing", "syscount"),
+    "bpftrace hist": (lambda p: ["bpftrace", "-e", BPFTRACE.format(pid=p)], b"Attaching",
+                      "bpftrace"),
+}
+TARGET_CFGS = {
+    "none": None,
+    "kdist pair": SYSCALLS["kdist pair"],
     # JSON carries kdist's cost: the statistics sampled (docs/pair.md)
     "kdist pair -o json": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
                                       "raw_syscalls:sys_exit", "-p", str(p), "-o", "json"],
@@ -98,18 +123,6 @@ SYSCALLS = {
                                        "--slower-than", "1s"], b"Tracing", KDIST),
     "kdist syscalls": (lambda p: [KDIST, "syscalls", "-p", str(p)], b"Tracing",
                        KDIST),
-    # several STARTs in flight per thread (a queue in task storage) against
-    # the one START of a plain pair (docs/explain.md)
-    "kdist pair --match fifo": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
-                                           "raw_syscalls:sys_exit", "-p", str(p),
-                                           "--match", "fifo"], b"Tracing", KDIST),
-    # each pair armed and split (no switch inside a getppid): START and END's share
-    "kdist pair --explain": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
-                                        "raw_syscalls:sys_exit", "-p", str(p), "--explain"],
-                             b"Tracing", KDIST),
-    "syscount -L": (lambda p: LINE + ["syscount", "-L", "-p", str(p)], b"Tracing", "syscount"),
-    "bpftrace hist": (lambda p: ["bpftrace", "-e", BPFTRACE.format(pid=p)], b"Attaching",
-                      "bpftrace"),
 }
 OFFCPU = {
     "none": None,
@@ -343,19 +356,25 @@ def ratio(doc, name, rounds, note="", target=None):
     return v
 
 
-def syscalls_report(sc, doc):
-    """The syscalls suite: ns per call from the loop's thread CPU clock."""
+def loop_table(sc, doc, title):
+    """The getppid loop's table (ns per call from the loop's thread CPU
+    clock); returns a function giving a configuration's added cost over
+    another's, round by round."""
     cpu = {n: [float(r["out"][1]) if r else None for r in v] for n, v in sc.items()}
     per_call = {n: statistics.median(x for x in v if x is not None) for n, v in cpu.items()
                 if any(x is not None for x in v)}
     added = {n: per_call[n] - per_call["none"] for n in per_call}
-    print(f"\ngetppid loop, {N} calls, raw_syscalls sys_enter -> sys_exit of its pid (ns per call):")
-    print(f"  {'':24s} {'CPU':>8s} {'added':>8s} {'x floor':>8s} {'attach ms':>10s} {'RSS MB':>7s}")
+    rounds_run = max(len(v) for v in cpu.values())
+    print(f"\n{title}: getppid loop, {N} calls, raw_syscalls sys_enter -> sys_exit of its pid "
+          f"(ns per call, medians of {rounds_run} rounds):")
+    # x floor: against the raw tracepoint floor, where the part has it
     fraw = added.get("floor (raw tracepoint)")
+    print(f"  {'':24s} {'CPU':>8s} {'added':>8s} {'x floor' if fraw else '':>8s} "
+          f"{'attach ms':>10s} {'RSS MB':>7s}")
     for n in per_call:
         a, rss = med(sc[n], "attach_ms"), med(sc[n], "rss_kb")
-        print(f"  {n:24s} {per_call[n]:8.1f} {added[n] if n != 'none' else 0:8.1f} "
-              f"{added[n] / fraw if fraw and n != 'none' else 0:8.2f} "
+        xf = f"{added[n] / fraw if n != 'none' else 0:8.2f}" if fraw else f"{'':8s}"
+        print(f"  {n:24s} {per_call[n]:8.1f} {added[n] if n != 'none' else 0:8.1f} {xf} "
               f"{a if a is not None else 0:10.0f} {rss / 1024 if rss else 0:7.1f}")
 
     def rounds(a, b):
@@ -372,7 +391,31 @@ def syscalls_report(sc, doc):
         print(f"  WARNING: the untraced loop ranged {min(base):.0f}-{max(base):.0f} ns per call "
               f"over the rounds (load average {os.getloadavg()[0]:.1f}): the ratios below "
               "are not to be trusted; run again on a quieter machine")
-        doc["unsteady"] = {"none_min": min(base), "none_max": max(base)}
+        doc.setdefault("unsteady", {})[title] = {"none_min": min(base), "none_max": max(base)}
+    doc[title] = {n: {"cpu_ns_per_call": per_call[n], "added_ns": added[n],
+                      "attach_ms": med(sc[n], "attach_ms"),
+                      "peak_rss_kb": med(sc[n], "rss_kb")} for n in per_call}
+    return rounds, added
+
+
+def syscalls_report(sc, doc):
+    """The syscalls suite: kdist pair against the floors and the peers."""
+    rounds, added = loop_table(sc, doc, "syscalls")
+    print("ratios of added cost (median of the rounds' ratios):")
+    for floor in ("floor (raw tracepoint)", "floor (raw, clock)", "floor (clock, thread)",
+                  "floor (raw, statistics)", "floor (tracepoint)"):
+        ratio(doc, f"kdist pair / {floor}", rounds("kdist pair", floor))
+    for peer in ("syscount -L", "bpftrace hist"):
+        ratio(doc, f"kdist pair / {peer}", rounds("kdist pair", peer))
+    fst, fraw = added.get("floor (raw, statistics)"), added.get("floor (raw tracepoint)")
+    if fst is not None and fraw is not None:
+        print(f"  (the BPF run-time statistics alone add {fst - fraw:+.1f} ns per call "
+              "to every BPF program of the machine)")
+
+
+def targets_report(sc, doc):
+    """The targets suite: the paths users run most against kdist pair."""
+    rounds, _ = loop_table(sc, doc, "targets")
     print("ratios of added cost (median of the rounds' ratios):")
     ratio(doc, "kdist syscalls / kdist pair", rounds("kdist syscalls", "kdist pair"),
           target=TARGETS["kdist syscalls / kdist pair"])
@@ -389,18 +432,6 @@ def syscalls_report(sc, doc):
         ratio(doc, f"p50 {n[11:]} / text", [j / t if j and t else None
                                              for j, t in zip(p50[n], p50["kdist pair"])],
               "getppid's latency as kdist measured it")
-    for floor in ("floor (raw tracepoint)", "floor (raw, clock)", "floor (clock, thread)",
-                  "floor (raw, statistics)", "floor (tracepoint)"):
-        ratio(doc, f"kdist pair / {floor}", rounds("kdist pair", floor))
-    for peer in ("syscount -L", "bpftrace hist"):
-        ratio(doc, f"kdist pair / {peer}", rounds("kdist pair", peer))
-    fst = added.get("floor (raw, statistics)")
-    if fst is not None and fraw is not None:
-        print(f"  (the BPF run-time statistics alone add {fst - fraw:+.1f} ns per call "
-              "to every BPF program of the machine)")
-    doc["syscalls"] = {n: {"cpu_ns_per_call": per_call[n], "added_ns": added[n],
-                           "attach_ms": med(sc[n], "attach_ms"),
-                           "peak_rss_kb": med(sc[n], "rss_kb")} for n in per_call}
     cost_estimate(sc, doc)
 
 
@@ -473,14 +504,16 @@ def profile_report(pc, doc):
 def run_suites(suites, doc):
     """Every configuration of every suite once per round, interleaved; a
     line per part when it starts, a mark per run ('.' done, 'x' gave up)."""
-    runs = {s: {n: [] for n in cfgs} for s, cfgs, _ in suites}
-    for s, cfgs, wl in suites:
-        print(f"part {s}: {len(cfgs)} configurations x {ROUNDS} rounds "
+    runs = {s: {n: [] for n in cfgs} for s, cfgs, _, _ in suites}
+    for s, cfgs, wl, nr in suites:
+        print(f"part {s}: {len(cfgs)} configurations x {nr} rounds "
               f"({' '.join(os.path.basename(w) for w in wl)})", flush=True)
     failed = doc.setdefault("failed", {})
-    for i in range(ROUNDS):
-        for s, cfgs, wl in suites:
-            print(f"  {s} round {i + 1}/{ROUNDS} ", end="", flush=True)
+    for i in range(max((x[3] for x in suites), default=0)):
+        for s, cfgs, wl, nr in suites:
+            if i >= nr:
+                continue
+            print(f"  {s} round {i + 1}/{nr} ", end="", flush=True)
             t0 = time.monotonic()
             # each round in its own order (the same on every run of the
             # bench): no configuration always follows the same one, or
@@ -488,7 +521,7 @@ def run_suites(suites, doc):
             order = list(cfgs.items())
             random.Random(i).shuffle(order)
             for n, c in order:
-                if n in failed:
+                if (s, n) in failed:
                     runs[s][n].append(None)
                     print("-", end="", flush=True)
                     continue
@@ -498,7 +531,7 @@ def run_suites(suites, doc):
                 except (GaveUp, OSError, ValueError, IndexError) as e:
                     # one configuration gave up: the others go on
                     runs[s][n].append(None)
-                    failed[n] = str(e)
+                    failed[(s, n)] = str(e)
                     print(f"x\n    gave up: {e}\n    ", end="", flush=True)
             print(f" {time.monotonic() - t0:.0f} s", flush=True)
     return runs
@@ -506,31 +539,36 @@ def run_suites(suites, doc):
 
 def main():
     t_start = time.monotonic()
+    loop = [os.path.join(WL, "getppid_loop"), str(N)]
     suites = [
-        ("syscalls", SYSCALLS, [os.path.join(WL, "getppid_loop"), str(N)]),
-        ("offcpu", OFFCPU, [os.path.join(WL, "pingpong"), str(SWITCHES)]),
-        ("profile", PROFILE, [os.path.join(WL, "hotspots"), str(PROFILE_ROUNDS)]),
+        ("targets", TARGET_CFGS, loop, TARGET_ROUNDS),
+        ("syscalls", SYSCALLS, loop, ROUNDS),
+        ("offcpu", OFFCPU, [os.path.join(WL, "pingpong"), str(SWITCHES)], ROUNDS),
+        ("profile", PROFILE, [os.path.join(WL, "hotspots"), str(PROFILE_ROUNDS)], ROUNDS),
     ]
     suites = [x for x in suites if x[0] in PARTS]
     # BENCH_CONFIGS="none,kdist pair,...": only these configurations
     only = [c for c in os.environ.get("BENCH_CONFIGS", "").split(",") if c]
-    for _, cfgs, _ in suites:
+    for _, cfgs, _, _ in suites:
         for n in [n for n in cfgs if only and n not in only and n != "none"]:
             del cfgs[n]
     missing = {}
-    for _, cfgs, _ in suites:
+    for _, cfgs, _, _ in suites:
         for n, c in list(cfgs.items()):
             if c and not have(c[2]):
                 missing[n] = c[2]
                 del cfgs[n]
-    doc = {"rounds": ROUNDS, "calls": N, "machine": {"cpus": os.cpu_count(),
+    doc = {"rounds": ROUNDS, "target_rounds": TARGET_ROUNDS, "calls": N, "machine": {"cpus": os.cpu_count(),
            "kernel": os.uname().release, "loadavg": os.getloadavg()}, "missing": missing}
     for n, why in missing.items():
         print(f"(no {n}: {why} is not installed)")
     runs = run_suites(suites, doc)
-    print(f"\nMedians of {ROUNDS} interleaved rounds; cost = the workload's own CPU time.")
-    for n, why in doc["failed"].items():
-        print(f"  (gave up on {n}: {why})")
+    print("\nMedians of interleaved rounds; cost = the workload's own CPU time.")
+    for (s, n), why in doc["failed"].items():
+        print(f"  (gave up on {n} in {s}: {why})")
+    doc["failed"] = {f"{s}: {n}": why for (s, n), why in doc["failed"].items()}
+    if runs.get("targets", {}).get("none") and any(runs["targets"]["none"]):
+        targets_report(runs["targets"], doc)
     if runs.get("syscalls", {}).get("none") and any(runs["syscalls"]["none"]):
         syscalls_report(runs["syscalls"], doc)
     if len(runs.get("offcpu", {})) > 1 and any(runs["offcpu"]["none"]):

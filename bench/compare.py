@@ -11,16 +11,19 @@ import json, sys
 
 BEGIN = "<!-- overhead table: bench/compare.py --readme build/bench.json README.md -->"
 END = "<!-- end of the overhead table -->"
-# README's rows: the paths users run most, then the peers (syscalls suite)
-ROWS = [("kdist pair", "kdist pair", None),
-        ("kdist syscalls", "`kdist syscalls`", "kdist syscalls / kdist pair"),
-        ("kdist pair -o json", "`kdist pair -o json`", "kdist pair -o json / kdist pair"),
-        ("kdist --slower-than", "`kdist pair --slower-than 1s` (no pair slower)",
+# README's rows: the paths users run most (targets suite), then the peers
+# (syscalls suite), each against kdist pair of its own suite
+ROWS = [("targets", "kdist pair", "kdist pair", None),
+        ("targets", "kdist syscalls", "`kdist syscalls`", "kdist syscalls / kdist pair"),
+        ("targets", "kdist pair -o json", "`kdist pair -o json`",
+         "kdist pair -o json / kdist pair"),
+        ("targets", "kdist --slower-than", "`kdist pair --slower-than 1s` (no pair slower)",
          "kdist --slower-than / kdist pair"),
-        ("kdist pair -o json -v", "`kdist pair -o json -v` (BPF statistics on throughout)",
+        ("targets", "kdist pair -o json -v",
+         "`kdist pair -o json -v` (BPF statistics on throughout)",
          "kdist pair -o json -v / kdist pair"),
-        ("syscount -L", "libbpf-tools `syscount -L`", None),
-        ("bpftrace hist", "bpftrace `hist()`", None)]
+        ("syscalls", "syscount -L", "libbpf-tools `syscount -L`", None),
+        ("syscalls", "bpftrace hist", "bpftrace `hist()`", None)]
 
 
 def load(path):
@@ -34,10 +37,11 @@ def load(path):
 def flat(doc):
     """name -> number: every ratio and every added cost of a bench.json."""
     out = {f"ratio {k}": v["value"] for k, v in doc.get("ratios", {}).items()}
-    for suite, unit in (("syscalls", "ns per call"), ("offcpu", "ns per switch")):
+    for suite, unit in (("targets", "ns per call"), ("syscalls", "ns per call"),
+                        ("offcpu", "ns per switch")):
         for k, v in (doc.get(suite) or {}).items():
             if k != "none":
-                out[f"added {unit}: {k}"] = v["added_ns"]
+                out[f"added {unit} ({suite}): {k}"] = v["added_ns"]
     for k, v in (doc.get("profile") or {}).items():
         out[f"CPU share: {k}"] = v["cpu_share"]
     if doc.get("wall_s"):
@@ -60,17 +64,19 @@ def compare(a, b):
 
 
 def table(doc):
-    sc, ratios = doc.get("syscalls") or {}, doc.get("ratios", {})
-    pair = sc.get("kdist pair", {}).get("added_ns")
+    ratios = doc.get("ratios", {})
     m = doc.get("machine", {})
     lines = [f"`make bench`, {doc.get('calls', 0):,} getppid calls traced as "
              "`raw_syscalls:sys_enter` → `sys_exit` of the loop's pid, medians of "
-             f"{doc.get('rounds')} interleaved rounds (kernel {m.get('kernel')}, "
+             f"{doc.get('target_rounds')} interleaved rounds (the peers: of "
+             f"{doc.get('rounds')}; kernel {m.get('kernel')}, "
              f"{m.get('cpus')} CPUs, load average {m.get('loadavg', [0])[0]:.1f}):", "",
              "| what | added ns per call | × kdist pair | target |", "|---|---|---|---|"]
-    for key, label, rkey in ROWS:
+    for suite, key, label, rkey in ROWS:
+        sc = doc.get(suite) or {}
         if key not in sc:
             continue
+        pair = sc.get("kdist pair", {}).get("added_ns")
         r = ratios.get(rkey)
         # the median of the rounds' ratios where the bench took one
         x = r["value"] if r else sc[key]["added_ns"] / pair if pair else None
@@ -78,10 +84,10 @@ def table(doc):
             if r and r.get("target") is not None else ""
         lines.append(f"| {label} | {sc[key]['added_ns']:+.0f} | "
                      f"{'' if x is None else f'{x:.2f}'} | {tgt} |")
-    if doc.get("unsteady"):
-        u = doc["unsteady"]
-        lines += ["", f"(The untraced loop ranged {u['none_min']:.0f}-{u['none_max']:.0f} ns per "
-                  "call over the rounds: the machine was too loaded for these figures.)"]
+    for suite, u in (doc.get("unsteady") or {}).items():
+        lines += ["", f"(The untraced loop of the {suite} part ranged {u['none_min']:.0f}-"
+                  f"{u['none_max']:.0f} ns per call over the rounds: the machine was too "
+                  "loaded for these figures.)"]
     oc, r = doc.get("offcpu") or {}, ratios.get("kdist offcpu / offcputime")
     if "kdist offcpu" in oc and "offcputime" in oc:
         lines += ["", f"`kdist offcpu` adds {oc['kdist offcpu']['added_ns']:+.0f} ns per "

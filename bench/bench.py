@@ -27,7 +27,7 @@ runs.  The figures are printed as a table and written as JSON
 (BENCH_JSON, default build/bench.json), every ratio with its rounds and
 target; bench/compare.py compares two such files.  Every wait is bounded
 (BENCH_*_TIMEOUT below) and names what it waited for when it gives up."""
-import json, os, random, re, select, signal, statistics, subprocess, sys, time
+import json, math, os, random, re, select, signal, statistics, subprocess, sys, time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.path.join(TOP, "build")
@@ -106,6 +106,8 @@ SYSCALLS = {
     "bpftrace hist": (lambda p: ["bpftrace", "-e", BPFTRACE.format(pid=p)], b"Attaching",
                       "bpftrace"),
 }
+# the parts whose runs measure their own added cost (bracketed_run)
+BRACKETED = {"targets"}
 TARGET_CFGS = {
     "none": None,
     "kdist pair": SYSCALLS["kdist pair"],
@@ -273,6 +275,48 @@ def kdist_p50(out):
     return float(m.group(1)) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[m.group(2)] if m else None
 
 
+def start_tracer(name, cfg, pid, r):
+    """Start tracer cfg on pid and wait until it is attached (bounded)."""
+    cmd, ready, _ = cfg
+    t0 = time.monotonic()
+    # bpftrace says "Attaching" on stdout, the others on stderr
+    tracer = subprocess.Popen(cmd(pid), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              preexec_fn=lambda: os.sched_setaffinity(0, TRACER_CPUS))
+    LIVE.add(tracer)
+    try:
+        if isinstance(ready, float):
+            time.sleep(ready)
+        else:
+            wait_ready(tracer, ready, name)
+            r["attach_ms"] = (time.monotonic() - t0) * 1000
+    except GaveUp:
+        stop_tracer(name, tracer, r)
+        raise
+    time.sleep(0.2)
+    return tracer
+
+
+def stop_tracer(name, tracer, r):
+    """SIGINT, then wait (bounded) for its output and its exit: no probe
+    outlives it."""
+    tracer.send_signal(signal.SIGINT)
+    what = f"{name}: {' '.join(tracer.args[:3])} after SIGINT"
+    try:
+        out = read_all(tracer.stdout, EXIT_TIMEOUT, what)
+        r["tracer_cpu_s"], r["rss_kb"], _ = rusage_of(tracer.pid, EXIT_TIMEOUT, what)
+        tracer.returncode = 0
+    except GaveUp:
+        tracer.kill()
+        tracer.wait()
+        raise
+    finally:
+        LIVE.discard(tracer)
+    if tracer.args[0] == KDIST:
+        r["cost"] = kdist_cost(out)
+        r["run_ns"] = r["cost"].get("run_ns")
+        r["p50"] = kdist_p50(out)
+
+
 def one_run(name, cfg, workload):
     """Run the workload (it waits for a byte on stdin) with the tracer cfg
     attached to it.  Returns a dict of what was measured; raises GaveUp
@@ -288,19 +332,7 @@ def one_run(name, cfg, workload):
     reaped = False
     try:
         if cfg:
-            cmd, ready, _ = cfg
-            t0 = time.monotonic()
-            # bpftrace says "Attaching" on stdout, the others on stderr
-            tracer = subprocess.Popen(cmd(wl.pid), stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT,
-                                      preexec_fn=lambda: os.sched_setaffinity(0, TRACER_CPUS))
-            LIVE.add(tracer)
-            if isinstance(ready, float):
-                time.sleep(ready)
-            else:
-                wait_ready(tracer, ready, name)
-                r["attach_ms"] = (time.monotonic() - t0) * 1000
-            time.sleep(0.2)
+            tracer = start_tracer(name, cfg, wl.pid, r)
         t0 = time.monotonic()
         os.write(wfd, b"\n")
         what = f"{name}: the workload {os.path.basename(workload[0])}"
@@ -315,21 +347,62 @@ def one_run(name, cfg, workload):
             wl.kill()
             wl.wait()
         if tracer:
-            tracer.send_signal(signal.SIGINT)
-            what = f"{name}: {' '.join(tracer.args[:3])} after SIGINT"
-            try:
-                out = read_all(tracer.stdout, EXIT_TIMEOUT, what)
-                r["tracer_cpu_s"], r["rss_kb"], _ = rusage_of(tracer.pid, EXIT_TIMEOUT, what)
-                tracer.returncode = 0
-            except GaveUp:
-                tracer.kill()
-                tracer.wait()
-                raise
-            LIVE.discard(tracer)
-            if tracer.args[0] == KDIST:
-                r["cost"] = kdist_cost(out)
-                r["run_ns"] = r["cost"].get("run_ns")
-                r["p50"] = kdist_p50(out)
+            stop_tracer(name, tracer, r)
+    return r
+
+
+def read_line(f, timeout, what):
+    """One line of f, waiting at most timeout s."""
+    out, deadline = b"", time.monotonic() + timeout
+    while not out.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([f], [], [], left)[0]:
+            raise GaveUp(f"{what}: no line within {timeout:.0f} s")
+        c = os.read(f.fileno(), 1)
+        if not c:
+            raise GaveUp(f"{what}: ended before its line")
+        out += c
+    return out.decode()
+
+
+def bracketed_run(name, cfg, workload):
+    """The getppid loop in three phases (getppid_loop N bracket): before the
+    tracer is attached, while it is, after it has exited.  The added cost
+    is the middle phase's CPU ns per call less the mean of the other two,
+    all in one process within seconds: the drift of the machine's speed
+    between separate runs (10-20% of the added cost on a shared VM) stays
+    out of it.  With no tracer ("none") it is the method's own noise."""
+    wl = subprocess.Popen(workload + ["bracket"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          preexec_fn=lambda: os.sched_setaffinity(0, WL_CPUS))
+    r, tracer, phases = {}, None, {}
+    what = f"{name}: the workload {os.path.basename(workload[0])}"
+
+    def phase():
+        wl.stdin.write(b"\n")
+        wl.stdin.flush()
+        p, wall, cpu = read_line(wl.stdout, RUN_TIMEOUT, what).split()
+        phases[p] = float(cpu)
+
+    try:
+        phase()
+        if cfg:
+            tracer = start_tracer(name, cfg, wl.pid, r)
+        phase()
+        if tracer:
+            stop_tracer(name, tracer, r)
+            tracer = None
+        phase()
+        wl.stdin.close()
+        r["cpu_s"], _, r["switches"] = rusage_of(wl.pid, EXIT_TIMEOUT, what)
+        wl.returncode = 0
+    finally:
+        if wl.returncode is None:
+            wl.kill()
+            wl.wait()
+        if tracer:
+            stop_tracer(name, tracer, r)
+    r["phases"] = phases
+    r["added"] = phases["during"] - (phases["before"] + phases["after"]) / 2
     return r
 
 
@@ -338,35 +411,72 @@ def med(runs, key):
     return statistics.median(v) if v else None
 
 
+def median_interval(xs, level=0.9):
+    """A distribution-free interval for the median of xs: the k-th smallest
+    and k-th largest, k the largest for which the median lies between them
+    with probability >= level (each value falls either side of the median
+    with probability 1/2: a binomial count).  None below 3 values or when
+    no k reaches the level."""
+    xs, n = sorted(xs), len(xs)
+    best = None
+    for k in range(1, n // 2 + 1):
+        below = sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        if 1 - 2 * below >= level:
+            best = (xs[k - 1], xs[n - k])
+    return best
+
+
 def ratio(doc, name, rounds, note="", target=None):
     """Record and print one ratio: the median of its per-round values (each
     round's configurations ran close together in time, so a change of the
-    machine's load between rounds cancels out)."""
+    machine's load between rounds cancels out), with a 90% interval of that
+    median.  A target is met when the whole interval is at or below it, not
+    met when the whole interval is above it, and undecided when the interval
+    holds it: the rounds cannot tell."""
     rounds = [x for x in rounds if x is not None and x == x]
     if not rounds:
         print(f"  {name:44s}    n/a   (no round with all its runs)")
         return None
     v = statistics.median(rounds)
-    met = None if target is None else v <= target
-    verdict = "" if target is None else f"; target <= {target}: {'met' if met else 'NOT met'}"
-    print(f"  {name:44s} {v:6.2f}   rounds {', '.join(f'{x:.2f}' for x in rounds)}{verdict}"
+    ci = median_interval(rounds)
+    met = verdict = None
+    if target is not None:
+        met = None if ci is None else True if ci[1] <= target else \
+            False if ci[0] > target else None
+        verdict = {True: "met", False: "NOT met", None: "undecided"}[met] + \
+            (" (too few rounds for an interval)" if ci is None else "")
+    print(f"  {name:44s} {v:6.2f}"
+          + (f"   90% {ci[0]:.2f}-{ci[1]:.2f}" if ci else "")
+          + (f"; target <= {target}: {verdict}" if target is not None else "")
+          + f"   rounds {', '.join(f'{x:.2f}' for x in rounds)}"
           + (f"  ({note})" if note else ""))
-    doc.setdefault("ratios", {})[name] = {"value": v, "rounds": rounds, "target": target,
-                                          "met": met}
+    doc.setdefault("ratios", {})[name] = {"value": v, "interval90": ci, "rounds": rounds,
+                                          "target": target, "met": met}
     return v
 
 
 def loop_table(sc, doc, title):
     """The getppid loop's table (ns per call from the loop's thread CPU
     clock); returns a function giving a configuration's added cost over
-    another's, round by round."""
-    cpu = {n: [float(r["out"][1]) if r else None for r in v] for n, v in sc.items()}
+    another's, round by round, and the added costs.  A bracketed part's
+    runs each carry their own added cost (bracketed_run); the others' is
+    taken against the untraced run of the same round."""
+    bracketed = any(r and "added" in r for v in sc.values() for r in v)
+    cpu = {n: [(r["phases"]["during"] if bracketed else float(r["out"][1])) if r else None
+               for r in v] for n, v in sc.items()}
+    if bracketed:
+        add = {n: [r["added"] if r else None for r in v] for n, v in sc.items()}
+    else:
+        add = {n: [x - z if None not in (x, z) else None for x, z in zip(v, cpu["none"])]
+               for n, v in cpu.items()}
     per_call = {n: statistics.median(x for x in v if x is not None) for n, v in cpu.items()
                 if any(x is not None for x in v)}
-    added = {n: per_call[n] - per_call["none"] for n in per_call}
+    added = {n: statistics.median(x for x in add[n] if x is not None) for n in per_call}
     rounds_run = max(len(v) for v in cpu.values())
     print(f"\n{title}: getppid loop, {N} calls, raw_syscalls sys_enter -> sys_exit of its pid "
-          f"(ns per call, medians of {rounds_run} rounds):")
+          f"(ns per call, medians of {rounds_run} rounds"
+          + ("; added: against the same process before and after the tracer" if bracketed
+             else "") + "):")
     # x floor: against the raw tracepoint floor, where the part has it
     fraw = added.get("floor (raw tracepoint)")
     print(f"  {'':24s} {'CPU':>8s} {'added':>8s} {'x floor' if fraw else '':>8s} "
@@ -374,18 +484,23 @@ def loop_table(sc, doc, title):
     for n in per_call:
         a, rss = med(sc[n], "attach_ms"), med(sc[n], "rss_kb")
         xf = f"{added[n] / fraw if n != 'none' else 0:8.2f}" if fraw else f"{'':8s}"
-        print(f"  {n:24s} {per_call[n]:8.1f} {added[n] if n != 'none' else 0:8.1f} {xf} "
-              f"{a if a is not None else 0:10.0f} {rss / 1024 if rss else 0:7.1f}")
+        print(f"  {n:24s} {per_call[n]:8.1f} {added[n] if bracketed or n != 'none' else 0:8.1f} "
+              f"{xf} {a if a is not None else 0:10.0f} {rss / 1024 if rss else 0:7.1f}")
 
     def rounds(a, b):
-        """(a - none) / (b - none) in each round where both ran"""
-        if a not in cpu or b not in cpu:
+        """a's added cost over b's in each round where both ran"""
+        if a not in add or b not in add:
             return []
-        return [(x - z) / (y - z) if None not in (x, y, z) and y > z else None
-                for x, y, z in zip(cpu[a], cpu[b], cpu["none"])]
+        return [x / y if None not in (x, y) and y > 0 else None for x, y in zip(add[a], add[b])]
 
+    if bracketed and "none" in add:
+        # untraced in all three phases: what the method reads as added when
+        # nothing is attached
+        z = [x for x in add["none"] if x is not None]
+        print(f"  (untraced, the method's own noise: {min(z):+.1f} to {max(z):+.1f} ns per call, "
+              f"median {statistics.median(z):+.1f})")
     base = [x for x in cpu["none"] if x is not None]
-    if len(base) > 1 and max(base) > 1.2 * min(base):
+    if not bracketed and len(base) > 1 and max(base) > 1.2 * min(base):
         # the untraced loop alone moved more than the tracing adds: the
         # ratios below are the machine's load, not the tools
         print(f"  WARNING: the untraced loop ranged {min(base):.0f}-{max(base):.0f} ns per call "
@@ -526,7 +641,8 @@ def run_suites(suites, doc):
                     print("-", end="", flush=True)
                     continue
                 try:
-                    runs[s][n].append(one_run(n, c, wl))
+                    run = bracketed_run if s in BRACKETED else one_run
+                    runs[s][n].append(run(n, c, wl))
                     print(".", end="", flush=True)
                 except (GaveUp, OSError, ValueError, IndexError) as e:
                     # one configuration gave up: the others go on
@@ -558,7 +674,8 @@ def main():
             if c and not have(c[2]):
                 missing[n] = c[2]
                 del cfgs[n]
-    doc = {"rounds": ROUNDS, "target_rounds": TARGET_ROUNDS, "calls": N, "machine": {"cpus": os.cpu_count(),
+    doc = {"rounds": ROUNDS, "target_rounds": TARGET_ROUNDS, "bracketed": sorted(BRACKETED),
+           "calls": N, "machine": {"cpus": os.cpu_count(),
            "kernel": os.uname().release, "loadavg": os.getloadavg()}, "missing": missing}
     for n, why in missing.items():
         print(f"(no {n}: {why} is not installed)")
@@ -598,7 +715,9 @@ def main():
         print("\ntargets (medians of interleaved rounds):")
         for k, v in targets.items():
             print(f"  {k:44s} {v['value']:6.2f} <= {v['target']}: "
-                  f"{'met' if v['met'] else 'NOT met'}")
+                  f"{ {True: 'met', False: 'NOT met', None: 'undecided'}[v['met']]}"
+                  + (f" (90% of the median: {v['interval90'][0]:.2f}-{v['interval90'][1]:.2f})"
+                     if v.get("interval90") else ""))
     with open(OUT, "w") as f:
         json.dump(doc, f, indent=1)
     print(f"\nfigures written to {OUT}")

@@ -26,6 +26,11 @@ ROWS = [("targets", "kdist pair", "kdist pair", None),
         ("syscalls", "bpftrace hist", "bpftrace `hist()`", None)]
 
 
+# a target's verdict (bench.py ratio()): its 90% interval below, above or
+# across it
+VERDICT = {True: "met", False: "NOT met", None: "undecided"}
+
+
 def load(path):
     try:
         with open(path) as f:
@@ -59,18 +64,21 @@ def compare(a, b):
               f"{'' if y is None else f'{y:10.2f}':>10s} {rel}")
     for k, v in b.get("ratios", {}).items():
         if v.get("target") is not None:
-            print(f"target {k} <= {v['target']}: {'met' if v['met'] else 'NOT met'} "
+            print(f"target {k} <= {v['target']}: {VERDICT[v['met']]} "
                   f"({v['value']:.2f})")
 
 
 def table(doc):
     ratios = doc.get("ratios", {})
     m = doc.get("machine", {})
+    peers = f"; the peers: of {doc.get('rounds')}" if doc.get("syscalls") else ""
+    how = ("; each run's added cost against the same process before and after it"
+           if "targets" in doc.get("bracketed", []) else "")
     lines = [f"`make bench`, {doc.get('calls', 0):,} getppid calls traced as "
              "`raw_syscalls:sys_enter` → `sys_exit` of the loop's pid, medians of "
-             f"{doc.get('target_rounds')} interleaved rounds (the peers: of "
-             f"{doc.get('rounds')}; kernel {m.get('kernel')}, "
-             f"{m.get('cpus')} CPUs, load average {m.get('loadavg', [0])[0]:.1f}):", "",
+             f"{doc.get('target_rounds')} interleaved rounds{how}{peers} (kernel "
+             f"{m.get('kernel')}, {m.get('cpus')} CPUs, load average "
+             f"{m.get('loadavg', [0])[0]:.1f}):", "",
              "| what | added ns per call | × kdist pair | target |", "|---|---|---|---|"]
     for suite, key, label, rkey in ROWS:
         sc = doc.get(suite) or {}
@@ -80,7 +88,7 @@ def table(doc):
         r = ratios.get(rkey)
         # the median of the rounds' ratios where the bench took one
         x = r["value"] if r else sc[key]["added_ns"] / pair if pair else None
-        tgt = f"≤ {r['target']} ({'met' if r['met'] else 'not met'})" \
+        tgt = f"≤ {r['target']} ({VERDICT[r['met']].lower()})" \
             if r and r.get("target") is not None else ""
         lines.append(f"| {label} | {sc[key]['added_ns']:+.0f} | "
                      f"{'' if x is None else f'{x:.2f}'} | {tgt} |")

@@ -59,6 +59,9 @@ PART_TIMEOUT = float(os.environ.get("BENCH_PART_TIMEOUT", "1800"))
 # the targets of the hot paths users run most (ratios of added cost)
 TARGETS = {"kdist syscalls / kdist pair": 1.15, "kdist pair -o json / kdist pair": 1.05,
            "kdist --slower-than / kdist pair": 1.2}
+# a target's verdict by the 90% interval of its median (ratio()): wholly at
+# or under it, wholly over it, or holding it
+VERDICT = {True: "met", False: "NOT met", None: "undecided"}
 
 BPFTRACE = ("tracepoint:raw_syscalls:sys_enter /pid == {pid}/ {{ @s[tid] = nsecs; }} "
             "tracepoint:raw_syscalls:sys_exit /pid == {pid} && @s[tid]/ "
@@ -443,7 +446,7 @@ def ratio(doc, name, rounds, note="", target=None):
     if target is not None:
         met = None if ci is None else True if ci[1] <= target else \
             False if ci[0] > target else None
-        verdict = {True: "met", False: "NOT met", None: "undecided"}[met] + \
+        verdict = VERDICT[met] + \
             (" (too few rounds for an interval)" if ci is None else "")
     print(f"  {name:44s} {v:6.2f}"
           + (f"   90% {ci[0]:.2f}-{ci[1]:.2f}" if ci else "")
@@ -715,7 +718,7 @@ def main():
         print("\ntargets (medians of interleaved rounds):")
         for k, v in targets.items():
             print(f"  {k:44s} {v['value']:6.2f} <= {v['target']}: "
-                  f"{ {True: 'met', False: 'NOT met', None: 'undecided'}[v['met']]}"
+                  f"{VERDICT[v['met']]}"
                   + (f" (90% of the median: {v['interval90'][0]:.2f}-{v['interval90'][1]:.2f})"
                      if v.get("interval90") else ""))
     with open(OUT, "w") as f:

@@ -8,6 +8,7 @@
                                           its markers (--check: exit 1 if it differs)
 """
 import json, sys
+from bench import VERDICT
 
 BEGIN = "<!-- overhead table: bench/compare.py --readme build/bench.json README.md -->"
 END = "<!-- end of the overhead table -->"
@@ -24,11 +25,6 @@ ROWS = [("targets", "kdist pair", "kdist pair", None),
          "kdist pair -o json -v / kdist pair"),
         ("syscalls", "syscount -L", "libbpf-tools `syscount -L`", None),
         ("syscalls", "bpftrace hist", "bpftrace `hist()`", None)]
-
-
-# a target's verdict (bench.py ratio()): its 90% interval below, above or
-# across it
-VERDICT = {True: "met", False: "NOT met", None: "undecided"}
 
 
 def load(path):

@@ -96,9 +96,12 @@ static bool probe_kprobe_multi(const char **why)
 		*why = strerror(errno);
 		return false;
 	}
+	/* a kernel without the attach type (before 5.18) finds it invalid;
+	 * one built without fprobe does not support it */
 	lfd = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lo);
 	if (lfd < 0)
-		*why = errno == EOPNOTSUPP ? "not in this kernel (CONFIG_FPROBE)" : strerror(errno);
+		*why = errno == EOPNOTSUPP ? "not in this kernel (CONFIG_FPROBE)" :
+		       errno == EINVAL ? "not in this kernel (Linux 5.18)" : strerror(errno);
 	else
 		close(lfd);
 	close(fd);

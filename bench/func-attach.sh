@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.." || exit 1
 if [ -z "${KDIST_VM:-}" ]; then
 	for flavor in ${KDIST_BENCH_FLAVORS:-6.12}; do
 		KDIST_VM_TIMEOUT=900 tests/vm/run-in-vm "$flavor" bench/func-attach.sh 2>&1 |
-			grep -E '^(func-attach|func-call|SKIP)' || echo "SKIP func-attach $flavor: the VM run failed"
+			grep -E '^(func-attach|func-call|SKIP|run-in-vm: error)' || echo "SKIP func-attach $flavor: the VM run failed"
 	done
 	exit 0
 fi

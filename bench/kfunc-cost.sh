@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.." || exit 1
 if [ -z "${KDIST_VM:-}" ]; then
 	for flavor in ${KDIST_BENCH_FLAVORS:-5.10 6.1 6.12}; do
 		KDIST_VM_TIMEOUT=1200 tests/vm/run-in-vm "$flavor" bench/kfunc-cost.sh 2>&1 |
-			grep -E '^(kfunc-cost|SKIP)' || echo "SKIP kfunc-cost $flavor: the VM run failed"
+			grep -E '^(kfunc-cost|SKIP|run-in-vm: error)' || echo "SKIP kfunc-cost $flavor: the VM run failed"
 	done
 	exit 0
 fi

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 if [ -z "${KDIST_VM:-}" ]; then
 	for flavor in ${KDIST_BENCH_FLAVORS:-6.12}; do
-		KDIST_VM_TIMEOUT=900 tests/vm/run-in-vm "$flavor" bench/func-attach.sh 2>&1 |
+		KDIST_VM_TIMEOUT=1200 tests/vm/run-in-vm "$flavor" bench/func-attach.sh 2>&1 |
 			grep -E '^(func-attach|func-call|SKIP|run-in-vm: error)' || echo "SKIP func-attach $flavor: the VM run failed"
 	done
 	exit 0
@@ -48,27 +48,53 @@ until_marker() {
 	done
 }
 
-# ms from the tracer's SIGINT until it has exited
+# await MARKER FILE PID: until the tracer PID writes MARKER to FILE.
+# Bounded (FUNC_BENCH_WAIT s, 120): a tracer that exits first, or runs on
+# without it, fails with a line on stderr saying which and why (its last
+# line); the host keeps the SKIP lines.
+await() {
+	local marker=$1 file=$2 pid=$3 t0=$SECONDS
+	while ! grep -q "$marker" "$file"; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null
+			echo "SKIP func-attach $KDIST_VM_FLAVOR: $what exited (status $?) before \"$marker\": $(grep . "$file" | tail -1)" >&2
+			return 1
+		fi
+		if [ $((SECONDS - t0)) -ge "${FUNC_BENCH_WAIT:-120}" ]; then
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			echo "SKIP func-attach $KDIST_VM_FLAVOR: gave up on $what: no \"$marker\" within ${FUNC_BENCH_WAIT:-120} s (FUNC_BENCH_WAIT)" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# ms from the tracer's SIGINT until it has exited (at most 60 s, then killed)
 until_exit() {
-	local pid=$1 t0
+	local pid=$1 t0 i
 	t0=$(date +%s%N)
 	kill -INT "$pid"
+	for i in $(seq 600); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	echo $((($(date +%s%N) - t0) / 1000000))
 }
 
 # ms to attached and ms to detach: kdist func, bpftrace on the same set
+# (attach_detach NAME MARKER COMMAND...)
 attach_detach() {
-	local marker=$1 out=/tmp/ad.out pid t0 a
-	shift
+	local name=$1 marker=$2 out=/tmp/ad.out pid t0 a
+	shift 2
 	: >$out
 	t0=$(date +%s%N)
 	"$@" >$out 2>&1 &
 	pid=$!
-	while ! grep -q "$marker" $out; do
-		kill -0 $pid 2>/dev/null || { echo "failed"; return; }
-		sleep 0.05
-	done
+	what="$name on $n functions" await "$marker" $out $pid ||
+		{ echo "failed after $((($(date +%s%N) - t0) / 1000000)) ms"; return; }
 	a=$((($(date +%s%N) - t0) / 1000000))
 	sleep 1
 	echo "$a ms to attached, $(until_exit $pid) ms to detach"
@@ -79,11 +105,15 @@ parts=" ${FUNC_BENCH_PARTS:-big call sets} "
 mapfile -t big </tmp/fns10k
 n=${#big[@]}
 if [[ $parts == *" big "* ]] && [ "$n" -ge 1000 ]; then
-	k=$(attach_detach Tracing build/kdist func "${big[@]}")
+	k=$(attach_detach kdist Tracing build/kdist func "${big[@]}")
 	printf 'kprobe:%s\n' "${big[@]}" | paste -sd, >/tmp/bl
 	printf 'kretprobe:%s\n' "${big[@]}" | paste -sd, >/tmp/brl
-	b=$(attach_detach Attaching env BPFTRACE_MAX_PROBES=30000 bpftrace -e "$(cat /tmp/bl) { @s[tid] = nsecs; }
-		$(cat /tmp/brl) { @t = hist(nsecs - @s[tid]); delete(@s[tid]); }")
+	# the program from a file: 20,000 probe names are more than one
+	# argument may hold (E2BIG); BEGIN runs once every probe is attached
+	printf 'BEGIN { printf("ready\\n"); }\n%s { @s[tid] = nsecs; }\n%s { @t = hist(nsecs - @s[tid]); delete(@s[tid]); }\n' \
+		"$(cat /tmp/bl)" "$(cat /tmp/brl)" >/tmp/big.bt
+	b=$(FUNC_BENCH_WAIT=${FUNC_BENCH_BIG_WAIT:-600} \
+		attach_detach bpftrace ready env BPFTRACE_MAX_PROBES=30000 bpftrace /tmp/big.bt)
 	echo "func-attach $KDIST_VM_FLAVOR $n functions: kdist $k; bpftrace $b"
 fi
 
@@ -109,15 +139,11 @@ per_call() {	# tracer command...; prints the loop's CPU ns per call
 	: >$out
 	"${@//PID/$lp}" >$out 2>&1 &
 	pid=$!
-	while ! grep -q "$marker" $out; do
-		kill -0 $pid 2>/dev/null || { echo failed; kill $lp; return; }
-		sleep 0.05
-	done
+	what="$t per call" await "$marker" $out $pid || { echo failed; kill $lp; return; }
 	sleep 0.3
 	echo >/tmp/pc.go
 	wait $lp
-	kill -INT $pid
-	wait $pid 2>/dev/null
+	until_exit $pid >/dev/null
 	r=$(cat /tmp/pc.loop)
 	echo "${r#* }"
 }

@@ -38,22 +38,26 @@ awk '$1 !~ /\./ && NF == 1 {print $1}' $T/available_filter_functions | sort | un
 	head -10000 >/tmp/fns10k
 mapfile -t all </tmp/fns
 
-# ms from start until MARKER appears on the command's output
+# ms from start until MARKER appears on the output of the command, which
+# ends by itself (killed after FUNC_BENCH_WAIT s); nothing and a SKIP line
+# on stderr when it never comes
 until_marker() {
-	local marker=$1 t0 line
+	local marker=$1 t0 line ms
 	shift
 	t0=$(date +%s%N)
-	"$@" 2>&1 | while IFS= read -r line; do
+	ms=$(timeout -s KILL "${FUNC_BENCH_WAIT:-120}" "$@" 2>&1 | while IFS= read -r line; do
 		case $line in *"$marker"*) echo $((($(date +%s%N) - t0) / 1000000)) ;; esac
-	done
+	done)
+	[ -n "$ms" ] && echo "$ms" ||
+		echo "SKIP func-attach $KDIST_VM_FLAVOR: no \"$marker\" from $1 (it failed, or ran past FUNC_BENCH_WAIT, ${FUNC_BENCH_WAIT:-120} s)" >&2
 }
 
-# await MARKER FILE PID: until the tracer PID writes MARKER to FILE.
-# Bounded (FUNC_BENCH_WAIT s, 120): a tracer that exits first, or runs on
-# without it, fails with a line on stderr saying which and why (its last
-# line); the host keeps the SKIP lines.
+# await WHAT MARKER FILE PID: until the tracer PID (WHAT, for the
+# messages) writes MARKER to FILE.  Bounded (FUNC_BENCH_WAIT s, 120): a
+# tracer that exits first, or runs on without it, fails with a line on
+# stderr saying which and why (its last line); the host keeps the SKIP lines.
 await() {
-	local marker=$1 file=$2 pid=$3 t0=$SECONDS
+	local what=$1 marker=$2 file=$3 pid=$4 t0=$SECONDS
 	while ! grep -q "$marker" "$file"; do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			wait "$pid" 2>/dev/null
@@ -93,7 +97,7 @@ attach_detach() {
 	t0=$(date +%s%N)
 	"$@" >$out 2>&1 &
 	pid=$!
-	what="$name on $n functions" await "$marker" $out $pid ||
+	await "$name on $n functions" "$marker" $out $pid ||
 		{ echo "failed after $((($(date +%s%N) - t0) / 1000000)) ms"; return; }
 	a=$((($(date +%s%N) - t0) / 1000000))
 	sleep 1
@@ -139,7 +143,7 @@ per_call() {	# tracer command...; prints the loop's CPU ns per call
 	: >$out
 	"${@//PID/$lp}" >$out 2>&1 &
 	pid=$!
-	what="$t per call" await "$marker" $out $pid || { echo failed; kill $lp; return; }
+	await "$t per call" "$marker" $out $pid || { echo failed; kill $lp; return; }
 	sleep 0.3
 	echo >/tmp/pc.go
 	wait $lp
@@ -187,12 +191,13 @@ for n in 100 1000; do
 	rlist=$(printf 'kretprobe:%s,' "${fns[@]}")
 	# kdist prints "Tracing..." once everything is attached
 	k_ms=$(until_marker "Tracing" build/kdist func "${fns[@]}" -d 0.1)
-	k_attach=$(build/kdist func "${fns[@]}" -d 0.1 -o json 2>/dev/null |
+	k_attach=$(timeout -s KILL "${FUNC_BENCH_WAIT:-120}" build/kdist func "${fns[@]}" -d 0.1 -o json 2>/dev/null |
 		python3 -c 'import json,sys; d=json.load(sys.stdin); print("%d %s" % (d["functions"]["attach_ms"], d["events"][0]["attach"]))')
 	# bpftrace runs BEGIN once its probes are attached
 	b_ms=$(until_marker "ready" env BPFTRACE_MAX_PROBES=5000 bpftrace -e "BEGIN { printf(\"ready\\n\"); exit(); }
 		${list%,} { @s[tid] = nsecs; }
 		${rlist%,} { @t = hist(nsecs - @s[tid]); delete(@s[tid]); }")
+	[ -n "$k_ms" ] || k_ms="(kdist failed)"
 	[ -n "$b_ms" ] || b_ms="(bpftrace failed)"
 	echo "func-attach $KDIST_VM_FLAVOR $n functions: kdist ${k_ms} ms to attached" \
 		"(attach ${k_attach% *} ms, ${k_attach#* }), bpftrace ${b_ms} ms;" \

@@ -16,6 +16,9 @@ Three workloads, each traced by every tool that measures the same thing:
             against libbpf-tools offcputime; added ns per context switch.
   profile   busy CPU work: kdist profile against perf record -g at the same
             frequency; the tracer's share of one CPU.
+  recipes   softirq, irq, wq and bio, each beside the pair it expands to
+            without its --by, over loopback UDP, direct disk writes and vm
+            stat refreshes: kdist's own ns per program run (BPF statistics).
 
 The cost is the workload's own CPU time (the thread's CPU clock, or the
 rusage of the workload), not wall time: on a shared, loaded machine the
@@ -49,7 +52,7 @@ OUT = os.environ.get("BENCH_JSON", os.path.join(B, "bench.json"))
 # (kernel functions) and the uprobe attach times; e.g. BENCH_PARTS=syscalls
 # for the pair figures alone
 PARTS = os.environ.get("BENCH_PARTS",
-                       "targets syscalls offcpu profile groups vm uprobe").split()
+                       "targets syscalls offcpu profile recipes groups vm uprobe").split()
 # every wait is bounded: a tracer's attach, a workload's run, a tracer's
 # exit after SIGINT, each script part (seconds)
 ATTACH_TIMEOUT = float(os.environ.get("BENCH_ATTACH_TIMEOUT", "60"))
@@ -173,6 +176,10 @@ LIVE = set()
 
 def stop_live(*_):
     for p in list(LIVE):
+        try:
+            os.killpg(p.pid, signal.SIGKILL)	# a workload loop and its children
+        except OSError:
+            pass
         p.kill()
         p.wait()
     sys.exit(130)
@@ -700,6 +707,8 @@ def main():
     doc["func_memory"] = func_memory()
     sys.stdout.flush()
     groups_bench()
+    if "recipes" in PARTS:
+        recipes_bench(doc)
     if "groups" in PARTS:
         live_groups_bench(doc)
     # the VM part (kernel functions) loads nothing on this machine; the
@@ -809,6 +818,97 @@ def groups_bench():
             print(f"100,000 groups added and read {add:.3f} s, diffed {diff:.3f} s (target < 1 s)")
             return
     print("100,000 groups: no figure from build/tests/test_measure")
+
+
+# The recipes whose groups are a small number, a pointer or a name, each
+# beside the pair it expands to without its --by (kdist recipes): what the
+# grouping adds per program run.  The workload runs all along both.
+RECIPE_WORK = {
+    # a UDP datagram to itself on loopback: NET_RX (and NET_TX) softirqs
+    "udp": ["python3", "-c", "import socket\n"
+            "r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "r.bind(('127.0.0.1', 0))\n"
+            "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "while True:\n    s.sendto(b'x', r.getsockname()); r.recv(16)"],
+    # direct writes of 4 KiB to a file on the disk: a request and its
+    # completion interrupt each
+    "disk": ["sh", "-c", ': > "$1"; while :; do "$0" "$1" 1000 4096 || exit; done',
+             os.path.join(WL, "directio"), os.path.join(B, "bench-directio.tmp")],
+    # each write runs refresh_vm_stats on every CPU from the system workqueue
+    "wq": ["sh", "-c", "while :; do echo 1 > /proc/sys/vm/stat_refresh || exit; done"],
+}
+RECIPE_COSTS = [
+    ("softirq", ["irq:softirq_entry", "irq:softirq_exit", "--key", "cpu"], "udp"),
+    ("irq", ["irq:irq_handler_entry", "irq:irq_handler_exit", "--key", "cpu"], "disk"),
+    ("wq", ["workqueue:workqueue_execute_start", "workqueue:workqueue_execute_end", "--key",
+            "work"], "wq"),
+    ("bio", ["block:block_rq_issue", "block:block_rq_complete", "--key", "rq"], "disk"),
+]
+RECIPE_SECONDS = float(os.environ.get("BENCH_RECIPE_SECONDS", "3"))
+# BENCH_RECIPES=irq,bio: only these
+RECIPE_COSTS = [r for r in RECIPE_COSTS
+                if r[0] in (os.environ.get("BENCH_RECIPES") or r[0]).split(",")]
+
+
+def program_ns(args, what):
+    """kdist's own ns per program run over RECIPE_SECONDS (-o json -v: the
+    BPF run-time statistics on all run) and its runs; None without runs."""
+    cmd = [KDIST] + args + ["-o", "json", "-v", "-d", f"{RECIPE_SECONDS:g}"]
+    try:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             timeout=ATTACH_TIMEOUT + RECIPE_SECONDS + EXIT_TIMEOUT).stdout
+    except subprocess.TimeoutExpired:
+        raise GaveUp(f"{what}: {' '.join(cmd)} did not end within "
+                     f"{ATTACH_TIMEOUT + RECIPE_SECONDS + EXIT_TIMEOUT:.0f} s")
+    c = kdist_cost(out)
+    return (c["ns_per_run"], c["runs"]) if c.get("runs") else (None, 0)
+
+
+def recipes_bench(doc):
+    """Each recipe against its pair, ns per program run, rounds interleaved."""
+    print(f"\npart recipes: {len(RECIPE_COSTS)} recipes beside their pairs x {ROUNDS} rounds "
+          f"of {RECIPE_SECONDS:g} s, ns per program run (BPF statistics)", flush=True)
+    doc["recipes"] = {}
+    for recipe, pair, work in RECIPE_COSTS:
+        wl = subprocess.Popen(RECIPE_WORK[work], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+        LIVE.add(wl)
+        r, p, runs = [], [], []
+        print(f"  {recipe} ", end="", flush=True)
+        try:
+            for i in range(ROUNDS):
+                for name in random.Random(i).sample(["recipe", "pair"], 2):
+                    ns, n = program_ns([recipe] if name == "recipe" else ["pair"] + pair,
+                                       recipe)
+                    (r if name == "recipe" else p).append(ns)
+                    runs.append(n)
+                print(".", end="", flush=True)
+        except GaveUp as e:
+            print(f"gave up: {e}")
+            continue
+        finally:
+            os.killpg(wl.pid, signal.SIGKILL)
+            wl.wait()
+            LIVE.discard(wl)
+        rounds = [a / b for a, b in zip(r, p) if a and b]
+        if not rounds:
+            print(f" no {recipe} events in {RECIPE_SECONDS:g} s ({work} workload): no figure")
+            continue
+        iv = median_interval(rounds)
+        print(f" {statistics.median([x for x in r if x]):.0f} ns per program run against "
+              f"{statistics.median([x for x in p if x]):.0f} for `kdist pair "
+              f"{' '.join(pair)}`: {statistics.median(rounds):.2f}x"
+              + (f" (90% of the median: {iv[0]:.2f}-{iv[1]:.2f})" if iv else "")
+              + f", {statistics.median(runs) / RECIPE_SECONDS:.0f} runs/s", flush=True)
+        doc["recipes"][recipe] = {"pair": " ".join(pair), "workload": work,
+                                  "recipe_ns_per_run": statistics.median([x for x in r if x]),
+                                  "pair_ns_per_run": statistics.median([x for x in p if x]),
+                                  "ratio": statistics.median(rounds), "interval90": iv,
+                                  "rounds": rounds}
+    try:
+        os.unlink(os.path.join(B, "bench-directio.tmp"))
+    except OSError:
+        pass
 
 
 def live_groups_bench(doc):

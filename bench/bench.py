@@ -895,14 +895,13 @@ def recipes_bench(doc):
             print(f" no {recipe} events in {RECIPE_SECONDS:g} s ({work} workload): no figure")
             continue
         iv = median_interval(rounds)
-        print(f" {statistics.median([x for x in r if x]):.0f} ns per program run against "
-              f"{statistics.median([x for x in p if x]):.0f} for `kdist pair "
+        r_ns, p_ns = (statistics.median([x for x in xs if x]) for xs in (r, p))
+        print(f" {r_ns:.0f} ns per program run against {p_ns:.0f} for `kdist pair "
               f"{' '.join(pair)}`: {statistics.median(rounds):.2f}x"
               + (f" (90% of the median: {iv[0]:.2f}-{iv[1]:.2f})" if iv else "")
               + f", {statistics.median(runs) / RECIPE_SECONDS:.0f} runs/s", flush=True)
         doc["recipes"][recipe] = {"pair": " ".join(pair), "workload": work,
-                                  "recipe_ns_per_run": statistics.median([x for x in r if x]),
-                                  "pair_ns_per_run": statistics.median([x for x in p if x]),
+                                  "recipe_ns_per_run": r_ns, "pair_ns_per_run": p_ns,
                                   "ratio": statistics.median(rounds), "interval90": iv,
                                   "rounds": rounds}
     try:

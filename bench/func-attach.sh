@@ -89,7 +89,7 @@ until_exit() {
 }
 
 # ms to attached and ms to detach: kdist func, bpftrace on the same set
-# (attach_detach NAME MARKER COMMAND...)
+# (attach_detach WHAT MARKER COMMAND...; WHAT names it in a SKIP line)
 attach_detach() {
 	local name=$1 marker=$2 out=/tmp/ad.out pid t0 a
 	shift 2
@@ -97,7 +97,7 @@ attach_detach() {
 	t0=$(date +%s%N)
 	"$@" >$out 2>&1 &
 	pid=$!
-	await "$name on $n functions" "$marker" $out $pid ||
+	await "$name" "$marker" $out $pid ||
 		{ echo "failed after $((($(date +%s%N) - t0) / 1000000)) ms"; return; }
 	a=$((($(date +%s%N) - t0) / 1000000))
 	sleep 1
@@ -109,7 +109,7 @@ parts=" ${FUNC_BENCH_PARTS:-big call sets} "
 mapfile -t big </tmp/fns10k
 n=${#big[@]}
 if [[ $parts == *" big "* ]] && [ "$n" -ge 1000 ]; then
-	k=$(attach_detach kdist Tracing build/kdist func "${big[@]}")
+	k=$(attach_detach "kdist on $n functions" Tracing build/kdist func "${big[@]}")
 	printf 'kprobe:%s\n' "${big[@]}" | paste -sd, >/tmp/bl
 	printf 'kretprobe:%s\n' "${big[@]}" | paste -sd, >/tmp/brl
 	# the program from a file: 20,000 probe names are more than one
@@ -117,7 +117,7 @@ if [[ $parts == *" big "* ]] && [ "$n" -ge 1000 ]; then
 	printf 'BEGIN { printf("ready\\n"); }\n%s { @s[tid] = nsecs; }\n%s { @t = hist(nsecs - @s[tid]); delete(@s[tid]); }\n' \
 		"$(cat /tmp/bl)" "$(cat /tmp/brl)" >/tmp/big.bt
 	b=$(FUNC_BENCH_WAIT=${FUNC_BENCH_BIG_WAIT:-600} \
-		attach_detach bpftrace ready env BPFTRACE_MAX_PROBES=30000 bpftrace /tmp/big.bt)
+		attach_detach "bpftrace on $n functions" ready env BPFTRACE_MAX_PROBES=30000 bpftrace /tmp/big.bt)
 	echo "func-attach $KDIST_VM_FLAVOR $n functions: kdist $k; bpftrace $b"
 fi
 
@@ -129,9 +129,9 @@ grep -qx "$fn" $T/available_filter_functions || fn=__do_sys_getppid
 loop=build/tests/getppid_loop
 export KDIST_WL_CPU=1	# the loop prints its CPU ns per call too
 calls=200000
-per_call() {	# tracer command...; prints the loop's CPU ns per call
-	local marker=$1 out=/tmp/pc.out pid r
-	shift
+per_call() {	# tool marker command...; prints the loop's CPU ns per call
+	local tool=$1 marker=$2 out=/tmp/pc.out pid r
+	shift 2
 	if [ "$marker" = none ]; then
 		r=$(echo | $loop $calls wait)
 		echo "${r#* }"
@@ -143,7 +143,7 @@ per_call() {	# tracer command...; prints the loop's CPU ns per call
 	: >$out
 	"${@//PID/$lp}" >$out 2>&1 &
 	pid=$!
-	await "$t per call" "$marker" $out $pid || { echo failed; kill $lp; return; }
+	await "$tool per call" "$marker" $out $pid || { echo failed; kill $lp; return; }
 	sleep 0.3
 	echo >/tmp/pc.go
 	wait $lp
@@ -157,15 +157,15 @@ if [[ $parts == *" call "* ]]; then
 for round in $(seq "${FUNC_BENCH_ROUNDS:-3}"); do
 	for t in $tools; do
 		case $t in
-		none) v=$(per_call none) ;;
-		kdist) v=$(per_call Tracing build/kdist func $fn -p PID) ;;
-		kdist-kpm) v=$(per_call Tracing build/kdist func $fn --attach kprobe.multi -p PID) ;;
+		none) v=$(per_call none none) ;;
+		kdist) v=$(per_call $t Tracing build/kdist func $fn -p PID) ;;
+		kdist-kpm) v=$(per_call $t Tracing build/kdist func $fn --attach kprobe.multi -p PID) ;;
 		base) if [ -x "${BENCH_BASE:-/nonexistent}/build/kdist" ]; then
-			v=$(per_call Tracing "$BENCH_BASE/build/kdist" func $fn -p PID)
+			v=$(per_call $t Tracing "$BENCH_BASE/build/kdist" func $fn -p PID)
 		      else v=""; fi ;;
-		bpftrace) v=$(per_call Attaching bpftrace -e "kprobe:$fn /pid == PID/ { @s[tid] = nsecs; }
+		bpftrace) v=$(per_call $t Attaching bpftrace -e "kprobe:$fn /pid == PID/ { @s[tid] = nsecs; }
 			kretprobe:$fn /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }") ;;
-		funclatency) v=$(per_call Tracing stdbuf -oL funclatency -p PID $fn) ;;
+		funclatency) v=$(per_call $t Tracing stdbuf -oL funclatency -p PID $fn) ;;
 		esac
 		pc[$t]="${pc[$t]:-} $v"
 	done

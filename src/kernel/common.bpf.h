@@ -2,8 +2,8 @@
 /*
  * What every kdist BPF object shares (pair, func, profile, offcpu): the loss
  * counters and drop(), the lookup-or-init of a map value, the hand-over of
- * events whose group could not be created (spill.h), and the stack map of
- * STACK_DEPTH frames.  The user side of each piece is engine.c: it reads
+ * events whose group could not be created (spill.h); the stack maps are
+ * stackid.bpf.h's.  The user side of each piece is engine.c: it reads
  * the map named `drops` by the names the command gives its entries.
  * Each including object gets its own copy of the maps.
  */
@@ -137,15 +137,5 @@ static __always_inline __u32 copy_id(void)
 	asm volatile("%0 = %1" : "=r"(id) : "i"(PROG_COPY_MARK));
 	return id;
 }
-
-/* A stack trace map of STACK_DEPTH frames per entry, max_entries resized
- * by user space where stacks are used. */
-#define STACK_MAP(name, entries)					\
-	struct {							\
-		__uint(type, BPF_MAP_TYPE_STACK_TRACE);			\
-		__uint(max_entries, entries);				\
-		__uint(key_size, sizeof(__u32));			\
-		__uint(value_size, STACK_DEPTH * sizeof(__u64));	\
-	} name SEC(".maps")
 
 #endif

@@ -669,7 +669,7 @@ int BPF_PROG(ex_switch, bool preempt, struct task_struct *prev, struct task_stru
 			__builtin_memset(&x->cur, 0, sizeof(x->cur));
 			x->cur.ns = now;
 			x->cur.state = x->state;
-			x->cur.kstack = bpf_get_stackid(ctx, &stacks, 0);	/* prev's: current */
+			x->cur.kstack = stack_get(ctx, 0);	/* prev's: current */
 		}
 		if (cfg.explain == EXPLAIN_END && x->pre.tid)
 			ex_unfollow(x, prev->pid);
@@ -713,7 +713,7 @@ int BPF_PROG(ex_full_waking, struct task_struct *p)
 	if (x && x->state >= EX_S && x->cur.ns) {
 		x->cur.waker_tid = (__u32)bpf_get_current_pid_tgid();
 		bpf_get_current_comm(x->cur.waker_comm, sizeof(x->cur.waker_comm));
-		x->cur.waker_kstack = bpf_get_stackid(ctx, &stacks, 0);
+		x->cur.waker_kstack = stack_get(ctx, 0);
 	}
 	return 0;
 }

@@ -8,12 +8,11 @@
 
 #include "kernel/stacks.h"
 #include "kernel/common.bpf.h"
+#include "kernel/stackid.bpf.h"
 #include "kernel/filter.bpf.h"
 #include "kernel/procnote.bpf.h"
 
 const volatile struct stack_cfg cfg = {};
-
-STACK_MAP(stacks, 16384);	/* resized by user space */
 
 /* The current thread is traced: -p, --tid, --cgroup (or the workload's),
  * --comm.  Resolved at verification for the filters not given. */
@@ -24,7 +23,7 @@ static __always_inline bool filtered_out(void)
 
 static __always_inline int stack_id(void *ctx, __u64 flags)
 {
-	long id = bpf_get_stackid(ctx, &stacks, flags);
+	long id = stack_get(ctx, flags);
 
 	if (id >= 0)
 		return id;

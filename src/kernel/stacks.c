@@ -47,7 +47,7 @@ struct proc {
 };
 
 struct stack_syms {
-	int stacks_fd;
+	int stacks_fd, by_hash_fd;
 	const struct ksyms *ksyms;
 	bool ksyms_tried;
 	struct seen *seen[SEEN_BUCKETS];
@@ -66,13 +66,25 @@ struct stack_syms {
 	int npids;
 };
 
-struct stack_syms *stack_syms_new(int stacks_fd)
+/* A stack map takes each stack once; stacks_by_hash only those whose
+ * bucket held another: a sixteenth of them is room for a few thousand
+ * colliding pairs, 1 MB preallocated (perf_event programs use no other
+ * hash maps). */
+void stack_maps_size(struct bpf_object *obj, unsigned int entries)
+{
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "stacks"), entries);
+	bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "stacks_by_hash"),
+				 entries / 16 ? entries / 16 : 1);
+}
+
+struct stack_syms *stack_syms_new(const struct bpf_object *obj)
 {
 	struct stack_syms *ss = calloc(1, sizeof(*ss));
 
 	if (!ss)
 		return NULL;
-	ss->stacks_fd = stacks_fd;
+	ss->stacks_fd = obj ? bpf_map__fd(bpf_object__find_map_by_name(obj, "stacks")) : -1;
+	ss->by_hash_fd = obj ? bpf_map__fd(bpf_object__find_map_by_name(obj, "stacks_by_hash")) : -1;
 	ss->keys_fd = -1;
 	pthread_mutex_init(&ss->lock, NULL);
 	pthread_cond_init(&ss->wake, NULL);
@@ -493,7 +505,8 @@ static const struct m_stack *symbolize(struct stack_syms *ss, int id, bool user,
 	int n = 0, leaf = 0, nf = 0;
 	char name[256];
 
-	if (bpf_map_lookup_elem(ss->stacks_fd, &(unsigned int){ id }, ips))
+	if (bpf_map_lookup_elem(id & STACK_HASHED ? ss->by_hash_fd : ss->stacks_fd,
+				&(unsigned int){ id }, ips))
 		return m_stack_marker("[lost stack: not in the map]");
 	while (n < STACK_DEPTH && ips[n])
 		n++;

@@ -10,6 +10,7 @@
 #include "kernel/filter.h"
 
 #define STACK_DEPTH 127		/* frames per stack: the perf default max */
+#define STACK_ENTRIES 16384	/* stacks a command's stack map holds */
 #define STACK_COMM_LEN 16
 
 /* What a group key may hold: the --by names of the stack commands.  The
@@ -34,10 +35,12 @@ enum stack_field {
 #define SF_WAKER_MASK (SF_BIT(SF_WAKER_COMM) | SF_BIT(SF_WAKER_PID) | SF_BIT(SF_WAKER_TID) | \
 		       SF_BIT(SF_WAKER_KSTACK) | SF_BIT(SF_WAKER_USTACK))
 
-/* Stack ids in a key: >= 0 a stack map id, STACK_NONE when not collected
- * or when there is none (the user stack of a kernel thread), otherwise the
- * negative errno of bpf_get_stackid(). */
+/* Stack ids in a key: >= 0 a stack map id, or with STACK_HASHED a key of
+ * stacks_by_hash (a stack whose bucket in the stack map held another,
+ * stackid.bpf.h); STACK_NONE when not collected or when there is none (the
+ * user stack of a kernel thread), otherwise the negative errno of a loss. */
 #define STACK_NONE (-1)
+#define STACK_HASHED 0x40000000
 
 /* One thread's side of a key: the sampled or blocked thread, or its waker.
  * pid (the tgid) is kept whenever the user stack is: user addresses are
@@ -107,10 +110,16 @@ enum stack_drop {
 
 struct stack_syms;
 struct bpf_map;
+struct bpf_object;
 
 /* ---- symbolization (any command with a stack map) ---------------------- */
 
-struct stack_syms *stack_syms_new(int stacks_fd);
+/* Size the stack maps of obj (stackid.bpf.h) for about entries stacks;
+ * before it is loaded.  Unsized they hold one. */
+void stack_maps_size(struct bpf_object *obj, unsigned int entries);
+/* Symbolizing the stacks of loaded obj's stack maps (NULL: none, only
+ * the markers of losses). */
+struct stack_syms *stack_syms_new(const struct bpf_object *obj);
 void stack_syms_free(struct stack_syms *ss);
 
 /* Stack map entry id as symbolized frames, root first, interned: entries

@@ -128,7 +128,7 @@ static void test_text_top(void)
 
 static void test_lost_markers(void)
 {
-	struct stack_syms *ss = stack_syms_new(-1);
+	struct stack_syms *ss = stack_syms_new(NULL);
 	const struct m_stack *none = ss ? stack_syms_stack(ss, STACK_NONE, true, 1) : NULL;
 	const struct m_stack *coll = ss ? stack_syms_stack(ss, -EEXIST, false, 0) : NULL;
 	const struct m_stack *full = ss ? stack_syms_stack(ss, -ENOMEM, false, 0) : NULL;

@@ -20,6 +20,7 @@
 #include <bpf/bpf_tracing.h>
 #include "cmd/func/func.h"
 #include "kernel/common.bpf.h"
+#include "kernel/stackid.bpf.h"
 #include "kernel/filter.bpf.h"
 #include "kernel/procnote.bpf.h"
 #include "kernel/args.bpf.h"
@@ -75,7 +76,6 @@ struct {
 	__type(value, struct func_page);
 } func_pages SEC(".maps");
 
-STACK_MAP(stacks, 1);	/* --stack, sized by user space when used */
 
 static const struct func_stack zero_stack;
 static const struct func_val zero_val;
@@ -245,8 +245,8 @@ static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts,
 	 * entry misses (the frame pointer is not pushed yet there) */
 	e->kstack = e->ustack = STACK_NONE;
 	if (cfg.slow_stack) {
-		e->kstack = bpf_get_stackid(ctx, &stacks, 0);
-		e->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		e->kstack = stack_get(ctx, 0);
+		e->ustack = stack_get(ctx, BPF_F_USER_STACK);
 		proc_tell();
 	}
 	bpf_ringbuf_submit(e, 0);

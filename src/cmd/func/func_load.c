@@ -211,7 +211,7 @@ int func_load(struct func *fp, struct options *o)
 	if (o->slower_ns)
 		bpf_map__set_max_entries(fp->skel->maps.slow_calls, 1 << 20);
 	if (o->stack) {
-		bpf_map__set_max_entries(fp->skel->maps.stacks, 16384);
+		stack_maps_size(fp->skel->obj, STACK_ENTRIES);
 		bpf_map__set_max_entries(fp->skel->maps.procs_told, PROCS_TOLD);
 		bpf_map__set_max_entries(fp->skel->maps.proc_notes, PROC_NOTES_BYTES);
 	}
@@ -255,7 +255,7 @@ int func_load(struct func *fp, struct options *o)
 	if (!err && o->slower_ns)
 		err = events_add(bpf_map__fd(fp->skel->maps.slow_calls), print_slow, fp);
 	if (!err && o->stack) {
-		fp->syms = stack_syms_new(bpf_map__fd(fp->skel->maps.stacks));
+		fp->syms = stack_syms_new(fp->skel->obj);
 		err = fp->syms ? stack_syms_follow(fp->syms, bpf_map__fd(fp->skel->maps.proc_notes)) :
 				 -ENOMEM;
 	}

@@ -15,6 +15,7 @@
 #include "model/hist.h"
 #include "cmd/pair/pair.h"
 #include "kernel/common.bpf.h"
+#include "kernel/stackid.bpf.h"
 #include "kernel/filter.bpf.h"
 #include "kernel/cond.bpf.h"
 #include "cmd/pair/record.bpf.h"
@@ -105,7 +106,6 @@ struct {
 	.values = { &hist_groups },
 };
 
-STACK_MAP(stacks, 1);	/* sized by user space when stacks are used */
 
 #define EX_KEY struct ex_key
 #define EX_GROUP struct group_key
@@ -172,8 +172,7 @@ static __always_inline __u64 read_val(void *ctx, const volatile struct val_src *
 		return bpf_get_current_cgroup_id();
 	case VAL_KSTACK:
 	case VAL_USTACK: {
-		long sid = bpf_get_stackid(ctx, &stacks,
-					   s->kind == VAL_USTACK ? BPF_F_USER_STACK : 0);
+		long sid = stack_get(ctx, s->kind == VAL_USTACK ? BPF_F_USER_STACK : 0);
 		if (sid < 0) {
 			drop(DROP_STACK);
 			return ~0ULL;
@@ -323,8 +322,8 @@ static __always_inline void slow_who(void *ctx, struct slow_start *w, struct tas
 	w->kstack = w->ustack = STACK_NONE;
 	if (with_stacks) {
 		w->stack_tgid = bpf_get_current_pid_tgid() >> 32;
-		w->kstack = bpf_get_stackid(ctx, &stacks, 0);
-		w->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		w->kstack = stack_get(ctx, 0);
+		w->ustack = stack_get(ctx, BPF_F_USER_STACK);
 		proc_tell();
 	}
 }
@@ -347,8 +346,8 @@ static __always_inline void slow_emit(void *ctx, const struct slow_start *w,
 	e->start = *w;
 	if (cfg.slow_stack == SLOW_STACK_END) {
 		e->start.stack_tgid = bpf_get_current_pid_tgid() >> 32;
-		e->start.kstack = bpf_get_stackid(ctx, &stacks, 0);
-		e->start.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		e->start.kstack = stack_get(ctx, 0);
+		e->start.ustack = stack_get(ctx, BPF_F_USER_STACK);
 		proc_tell();
 	}
 	e->cpu = bpf_get_smp_processor_id();

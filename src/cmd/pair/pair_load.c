@@ -57,7 +57,7 @@ static int watch_stacks(struct pair *p)
 	size_t tgid = offsetof(struct group_key, tgid);
 	int err;
 
-	p->syms = stack_syms_new(bpf_map__fd(p->skel->maps.stacks));
+	p->syms = stack_syms_new(p->skel->obj);
 	if (!p->syms)
 		return -ENOMEM;
 	if (p->cfg.slow_stack) {
@@ -222,7 +222,7 @@ int pair_load(struct pair *p, struct options *o)
 		if (p->cfg.by[i].kind == VAL_KSTACK || p->cfg.by[i].kind == VAL_USTACK)
 			need_stacks = true;
 	if (need_stacks || p->cfg.slow_stack || p->cfg.explain == EXPLAIN_FULL)
-		bpf_map__set_max_entries(p->skel->maps.stacks, 16384);
+		stack_maps_size(p->skel->obj, STACK_ENTRIES);
 	if (p->cfg.slow_stack) {
 		bpf_map__set_max_entries(p->skel->maps.procs_told, PROCS_TOLD);
 		bpf_map__set_max_entries(p->skel->maps.proc_notes, PROC_NOTES_BYTES);

@@ -142,8 +142,7 @@ static int prepare(struct session *s, bool waker)
 
 		bpf_program__set_autoload(prog, is_btf == p->btf && (waker || !is_waking));
 	}
-	return stack_cmd_start(&p->sc, p->skel->skeleton, p->skel->maps.hist_groups,
-			       p->skel->maps.stacks);
+	return stack_cmd_start(&p->sc, p->skel->skeleton, p->skel->maps.hist_groups);
 }
 
 static int offcpu_prepare(struct session *s)

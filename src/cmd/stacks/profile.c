@@ -65,8 +65,7 @@ static int profile_prepare(struct session *s)
 	if (o->max_groups)
 		bpf_map__set_max_entries(p->skel->maps.samples, o->max_groups);
 	o->freq = hz;
-	return stack_cmd_start(&p->sc, p->skel->skeleton, p->skel->maps.samples,
-			       p->skel->maps.stacks);
+	return stack_cmd_start(&p->sc, p->skel->skeleton, p->skel->maps.samples);
 }
 
 static int profile_attach(struct session *s)

@@ -76,7 +76,7 @@ void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct s
 }
 
 int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
-		    const struct bpf_map *groups, const struct bpf_map *stacks)
+		    const struct bpf_map *groups)
 {
 	bool ustacks = sc->fields & (SF_BIT(SF_USTACK) | SF_BIT(SF_WAKER_USTACK));
 	struct bpf_map *notes = bpf_object__find_map_by_name(*s->obj, "proc_notes");
@@ -90,11 +90,12 @@ int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
 					 PROCS_TOLD);
 		bpf_map__set_max_entries(notes, PROC_NOTES_BYTES);
 	}
+	stack_maps_size(*s->obj, STACK_ENTRIES);
 	err = engine_load(&sc->eng, s, drop_names, NR_SDROPS);
 	if (err)
 		return err;
 	sc->groups_fd = bpf_map__fd(groups);
-	sc->syms = stack_syms_new(bpf_map__fd(stacks));
+	sc->syms = stack_syms_new(*s->obj);
 	if (!sc->syms)
 		return -ENOMEM;
 	/* /proc/kallsyms read now, before anything samples: read while

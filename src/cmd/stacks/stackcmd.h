@@ -38,11 +38,11 @@ int stack_cmd_init(struct stack_cmd *sc, const struct options *o, const char *df
 		   unsigned int allowed, size_t value_size);
 /* BPF configuration from the options: fields and filters. */
 void stack_cmd_cfg(const struct stack_cmd *sc, const struct options *o, struct stack_cfg *c);
-/* Load the opened skeleton s (its `drops` counting enum stack_drop), then
- * start the process watch: groups is the map of stack keys, stacks the stack
- * map. */
+/* Size its stack maps and load the opened skeleton s (its `drops`
+ * counting enum stack_drop), then start the process watch: groups is the
+ * map of stack keys. */
 int stack_cmd_start(struct stack_cmd *sc, struct bpf_object_skeleton *s,
-		    const struct bpf_map *groups, const struct bpf_map *stacks);
+		    const struct bpf_map *groups);
 int stack_cmd_read(struct stack_cmd *sc, struct measurement *m);
 /* The measurement is over: detach the programs and stop the watch, so that
  * the last read sees a still table and costs the traced system nothing. */

@@ -46,7 +46,7 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
 # the targets' part: a run's added cost moves by 10-20% from one run to the
 # next on a shared VM, so a ratio of two needs many rounds to tell 1.10
 # from 1.15 (90% interval of the median of 15: about +-0.07, of 31: +-0.06)
-TARGET_ROUNDS = int(os.environ.get("BENCH_TARGET_ROUNDS", "31"))
+TARGET_ROUNDS = int(os.environ.get("BENCH_TARGET_ROUNDS", "51"))
 OUT = os.environ.get("BENCH_JSON", os.path.join(B, "bench.json"))
 # which parts run: the four suites, 100,000 groups live, the VM part
 # (kernel functions) and the uprobe attach times; e.g. BENCH_PARTS=syscalls

@@ -76,7 +76,6 @@ struct {
 	__type(value, struct func_page);
 } func_pages SEC(".maps");
 
-
 static const struct func_stack zero_stack;
 static const struct func_val zero_val;
 

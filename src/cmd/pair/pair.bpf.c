@@ -106,7 +106,6 @@ struct {
 	.values = { &hist_groups },
 };
 
-
 #define EX_KEY struct ex_key
 #define EX_GROUP struct group_key
 #define EX_MATCH struct match_key

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "kernel/engine.h"
 #include "kernel/events.h"
+#include "kernel/owncost.h"
 #include "view/evline.h"
 #include "kernel/tracefs.h"
 #include "lib/util.h"
@@ -268,7 +269,7 @@ static int run_session(const struct command *c, struct options *o)
 	}
 	events_output(out, o->view.format);
 	/* the cost is in JSON (and the HTML page made of it) and on -v's line */
-	engine_stats_wanted(kd_verbose_level || view_can(o->view.format, VIEW_COST));
+	cost_wanted(kd_verbose_level || view_can(o->view.format, VIEW_COST));
 	err = session_start(&s);
 	if (err)
 		goto out;

@@ -339,6 +339,33 @@ test_matrix_profile() {
 	mx_pass "samples: hot_three $three, hot_one $one (about 1500:500)"
 }
 
+# JSON's cost on every kernel: the programs time themselves in windows
+# (owncost.bpf.h: 50 ms, 1 s after the start), so a run of 1.5 s has one,
+# in which every object's programs ran (kdist's own sampler makes syscalls
+# and context switches inside it; profile samples every CPU at 99 Hz)
+test_matrix_cost_timed() {
+	mx_case "cost windows (-o json)"
+	local name args runs r smp why got=
+	for name in pair explain offcpu profile; do
+		case $name in
+		pair) args=(pair raw_syscalls:sys_enter raw_syscalls:sys_exit) ;;
+		explain) args=(pair raw_syscalls:sys_enter raw_syscalls:sys_exit --explain) ;;
+		offcpu) args=(offcpu) ;;
+		profile) args=(profile -F 99) ;;
+		esac
+		if [ "$name" != pair ]; then
+			mx_need "$([ "$name" = explain ] && echo "task storage maps" || echo "stack trace maps")" || return
+		fi
+		mx_run "ct-$name" "${args[@]}" -c "$WL/sleeper 30 50" || return
+		runs=$(mx_eval "ct-$name" "'%s %s %s' % (d['cost'].get('runs'), d['cost'].get('sampled'), d['cost'].get('unknown', ''))")
+		read -r r smp why <<<"$runs"
+		[ "$r" != None ] && [ "$r" -gt 0 ] && awk -v s="$smp" 'BEGIN { exit !(s > 0 && s < 1) }' ||
+			{ mx_fail "kdist $name: cost runs $r, sampled $smp ${why:+($why)}"; return; }
+		got="$got $name $r"
+	done
+	mx_pass "runs estimated from the windows:$got"
+}
+
 # 4096 different user stacks in a stack map of 16384 buckets: about 500
 # pairs share a bucket, whose second stack bpf_get_stackid() refuses (a
 # -c workload's hottest stack in a profile was once lost so).  Every one

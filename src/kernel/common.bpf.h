@@ -2,8 +2,9 @@
 /*
  * What every kdist BPF object shares (pair, func, profile, offcpu): the loss
  * counters and drop(), the lookup-or-init of a map value, the hand-over of
- * events whose group could not be created (spill.h); the stack maps are
- * stackid.bpf.h's.  The user side of each piece is engine.c: it reads
+ * events whose group could not be created (spill.h), the timing of its own
+ * cost (owncost.bpf.h); the stack maps are stackid.bpf.h's.  The user side
+ * of each piece is engine.c: it reads
  * the map named `drops` by the names the command gives its entries.
  * Each including object gets its own copy of the maps.
  */
@@ -13,6 +14,7 @@
 #include "kernel/stacks.h"	/* STACK_DEPTH, shared with the user side */
 #include "kernel/spill.h"
 #include "kernel/copy.h"
+#include "kernel/owncost.bpf.h"
 
 /* errno values the helpers return (vmlinux.h has no macros) */
 #ifndef E2BIG

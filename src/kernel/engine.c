@@ -6,14 +6,13 @@
 #include "model/hist.h"
 #include "model/measure.h"
 #include "kernel/spill.h"
+#include "kernel/owncost.h"
 #include "lib/util.h"
 #include "lib/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <time.h>
 #include <sys/epoll.h>
 #include <sys/utsname.h>
 #include <limits.h>
@@ -22,226 +21,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-
-/* BPF run-time statistics (run_cnt, run_time_ns) cost every BPF program of
- * the machine two clock reads per run while a BPF_ENABLE_STATS descriptor
- * is open (or the sysctl is on), and the time a pair measures holds them.
- * So kdist holds one only while its cost is shown, and unless -v asks for
- * the exact figure, only for windows of STATS_WINDOW_MS, whose counters
- * engine_read scales by the time they covered (docs/pair.md, "kdist's own
- * cost").  Each switch patches the kernel's code and stalls every CPU, so
- * windows are few: STATS_FIRST_MS after the start, then after gaps that
- * double, at most STATS_GAP_MAX_MS.  Exiting closes the descriptor. */
-#define STATS_WINDOW_MS 50
-#define STATS_FIRST_MS 1000
-#define STATS_GAP_MAX_MS 60000
-
-static int stats_fd = -1, stats_users, stats_err;
-static bool stats_off;
-
-/* The sampler: a thread that opens the descriptor for a window and reads
- * every engine's counters inside it, after the switch on and before the
- * switch off (another holder's time, or the switch's, never counts); each
- * engine adds up its windows (win_*) since engine_reset. */
-static struct {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t stop_cv;
-	bool running, stop;
-	struct engine *sampled;
-} sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-struct prog_counters {
-	uint64_t misses, runs, run_ns;
-	int programs;
-	bool has_misses;	/* the kernel reports recursion_misses (5.12) */
-};
-
-static struct prog_counters prog_counters(struct engine *e);
-
-/* Sleep ms unless told to stop (lock held); true when told to stop. */
-static bool sampler_sleep(unsigned int ms)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	while (!sampler.stop && pthread_cond_timedwait(&sampler.stop_cv, &sampler.lock, &ts) == 0)
-		;
-	return sampler.stop;
-}
-
-static void *sampler_run(void *arg)
-{
-	unsigned int gap = STATS_FIRST_MS;
-
-	pthread_mutex_lock(&sampler.lock);
-	while (!sampler.stop) {
-		int fd, nprog = 0;
-		struct engine *e;
-
-		if (sampler_sleep(gap))
-			break;
-		gap = gap < STATS_GAP_MAX_MS / 2 ? gap * 2 : STATS_GAP_MAX_MS;
-		fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		if (fd < 0) {
-			stats_err = errno;
-			break;
-		}
-		for (e = sampler.sampled; e; e = e->next_sampled) {
-			struct prog_counters pc = prog_counters(e);
-
-			e->w_t = now_ns();
-			e->w_runs = pc.runs;
-			e->w_run_ns = pc.run_ns;
-			nprog += pc.programs;
-		}
-		sampler_sleep(STATS_WINDOW_MS);
-		for (e = sampler.sampled; e; e = e->next_sampled) {
-			struct prog_counters pc;
-
-			if (!e->w_t)
-				continue;	/* came in, or was reset, meanwhile */
-			pc = prog_counters(e);
-			e->last_win_runs = pc.runs - e->w_runs;
-			e->last_win_run_ns = pc.run_ns - e->w_run_ns;
-			e->last_win_ns = now_ns() - e->w_t;
-			e->win_runs += e->last_win_runs;
-			e->win_run_ns += e->last_win_run_ns;
-			e->win_ns += e->last_win_ns;
-			e->w_t = 0;
-		}
-		close(fd);
-		/* a system call per program: thousands (func), fewer windows */
-		if (nprog > 256)
-			gap = gap * (nprog / 256) < STATS_GAP_MAX_MS ? gap * (nprog / 256)
-								      : STATS_GAP_MAX_MS;
-	}
-	pthread_mutex_unlock(&sampler.lock);
-	return arg;
-}
-
-static void sampler_list(struct engine *e, bool in)
-{
-	struct engine **p;
-
-	pthread_mutex_lock(&sampler.lock);
-	for (p = &sampler.sampled; *p && *p != e; p = &(*p)->next_sampled)
-		;
-	if (*p && !in)
-		*p = e->next_sampled;
-	else if (!*p && in) {
-		e->next_sampled = sampler.sampled;
-		sampler.sampled = e;
-	}
-	pthread_mutex_unlock(&sampler.lock);
-}
-
-static int sampler_start(void)
-{
-	pthread_condattr_t ca;
-	sigset_t all, old;
-	int err;
-
-	/* sampler_sleep's deadlines are on the monotonic clock */
-	if (pthread_condattr_init(&ca) || pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
-	    pthread_cond_init(&sampler.stop_cv, &ca))
-		return EINVAL;
-	pthread_condattr_destroy(&ca);
-	/* signals (Ctrl-C, the interval timer) stay the main thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	sampler.stop = false;
-	err = pthread_create(&sampler.thread, NULL, sampler_run, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	sampler.running = !err;
-	if (err)
-		pthread_cond_destroy(&sampler.stop_cv);
-	return err;
-}
-
-static void sampler_stop(void)
-{
-	if (!sampler.running)
-		return;
-	pthread_mutex_lock(&sampler.lock);
-	sampler.stop = true;
-	pthread_cond_signal(&sampler.stop_cv);
-	pthread_mutex_unlock(&sampler.lock);
-	pthread_join(sampler.thread, NULL);
-	pthread_cond_destroy(&sampler.stop_cv);
-	sampler.running = false;
-}
-
-/* Sampled unless -v: the exact figure costs every BPF program of the
- * machine the statistics for the whole run. */
-static bool stats_sampled(void)
-{
-	return !kd_verbose_level;
-}
-
-void engine_stats_wanted(bool on)
-{
-	stats_off = !on;
-}
-
-static void stats_get(struct engine *e)
-{
-	if (!stats_users++) {
-		stats_fd = -1;
-		stats_err = 0;
-		if (stats_off)
-			stats_err = EOPNOTSUPP;
-		else if (stats_sampled())
-			stats_err = sampler_start();
-		else if ((stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME)) < 0)
-			stats_err = errno;
-		if (stats_err && !stats_off)
-			kd_info("no BPF run-time statistics: %s", strerror(stats_err));
-	}
-	e->stats = true;
-	if (sampler.running)
-		sampler_list(e, true);
-}
-
-static void stats_put(struct engine *e)
-{
-	if (!e->stats)
-		return;
-	e->stats = false;
-	sampler_list(e, false);
-	if (--stats_users)
-		return;
-	sampler_stop();
-	if (stats_fd >= 0)
-		close(stats_fd);
-	stats_fd = -1;
-}
-
-/* The share of the time since engine_reset that e's counters were read in
- * windows, and what they moved meanwhile (without a window since then, the
- * run's last window, as its share of that time): 1 and nothing when the
- * statistics are on throughout (-v) or off. */
-static double stats_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
-{
-	double share;
-	bool last;
-
-	if (!sampler.running)
-		return 1;
-	pthread_mutex_lock(&sampler.lock);
-	last = !e->win_ns && e->last_win_ns;	/* none since engine_reset */
-	share = (double)(last ? e->last_win_ns : e->win_ns) / (now_ns() - e->t0 + 1);
-	*runs = last ? e->last_win_runs : e->win_runs;
-	*run_ns = last ? e->last_win_run_ns : e->win_run_ns;
-	pthread_mutex_unlock(&sampler.lock);
-	return share;
-}
 
 /* Where a kernel's types are looked for when it has no BTF of its own:
  * kdist's folder of BTF files by release (BTFHub's naming), then the
@@ -547,13 +326,15 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	size_t largest = sizeof(uint64_t);
 	int err;
 
-	e->drops_fd = -1;
+	e->drops_fd = e->cost_fd = e->window_fd = -1;
 	e->ncpu = libbpf_num_possible_cpus();
 	if (e->ncpu <= 0)
 		return e->ncpu ? e->ncpu : -ENODEV;
 	spill_size(*s->obj);
 	maps_fit_kernel(*s->obj);
 	err = task_filter_load(*s->obj);
+	if (!err)
+		err = cost_prepare(*s->obj);
 	if (!err)
 		err = bpf_object__load_skeleton(s);
 	if (err) {
@@ -593,12 +374,19 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 		}
 	}
 	err = task_filter_attach(e);
+	if (!err)
+		err = cost_attach(e);
 	if (err)
 		return err;
-	stats_get(e);
 	engine_reset(e);
 	return 0;
 }
+
+struct prog_counters {
+	uint64_t misses, runs, run_ns;
+	int programs;
+	bool has_misses;	/* the kernel reports recursion_misses (5.12) */
+};
 
 static void prog_count(struct prog_counters *pc, int fd)
 {
@@ -638,20 +426,16 @@ int engine_fd(struct engine *e, int fd, bool prog)
 	size_t *n = prog ? &e->nprog_fds : &e->nlink_fds;
 	int *nv;
 
-	/* the sampler reads prog_fds meanwhile */
-	pthread_mutex_lock(&sampler.lock);
 	/* 16, then doubled: full when n is a power of two from 16 on */
 	if (!*n || (*n >= 16 && !(*n & (*n - 1)))) {
 		nv = realloc(*v, (*n ? 2 * *n : 16) * sizeof(**v));
 		if (!nv) {
-			pthread_mutex_unlock(&sampler.lock);
 			close(fd);
 			return -ENOMEM;
 		}
 		*v = nv;
 	}
 	(*v)[(*n)++] = fd;
-	pthread_mutex_unlock(&sampler.lock);
 	return 0;
 }
 
@@ -671,10 +455,7 @@ void engine_reset(struct engine *e)
 	e->misses0 = pc.misses;
 	e->runs0 = pc.runs;
 	e->run_ns0 = pc.run_ns;
-	pthread_mutex_lock(&sampler.lock);
-	e->t0 = now_ns();
-	e->win_ns = e->win_runs = e->win_run_ns = e->w_t = 0;
-	pthread_mutex_unlock(&sampler.lock);
+	cost_reset(e);
 }
 
 /* Closing a perf-event link waits for an RCU tasks-trace grace period
@@ -685,8 +466,8 @@ void engine_reset(struct engine *e)
 
 void engine_close(struct engine *e)
 {
-	/* the sampler reads the programs: not once they are closed */
-	sampler_list(e, false);
+	/* the sampler reads the cost maps: not once they are closed */
+	cost_detach(e);
 	engine_links_destroy(&e->links);
 	/* fentry links: closing one waits for RCU tasks grace periods under
 	 * ftrace's locks, so closing them in parallel gains nothing */
@@ -708,7 +489,6 @@ void engine_close(struct engine *e)
 	ring_buffer__free(e->spill_rb);
 	e->spill_rb = NULL;
 	engine_spilled_clear(e);
-	stats_put(e);
 	free(e->buf);
 	e->buf = NULL;
 }
@@ -776,7 +556,7 @@ static uint64_t maps_memlock(struct engine *e)
 int engine_read(struct engine *e, struct measurement *m)
 {
 	struct prog_counters pc = prog_counters(e);
-	struct m_cost cost = { .programs = pc.programs, .err = stats_err };
+	struct m_cost cost = { .programs = pc.programs, .err = cost_err() };
 	int err = e->spill_rb ? spill_drain(e) : 0;
 	uint64_t runs, run_ns;
 
@@ -807,7 +587,7 @@ int engine_read(struct engine *e, struct measurement *m)
 		measurement_add_drop(m, "skipped_by_kernel", pc.misses - e->misses0);
 	cost.runs = pc.runs - e->runs0;
 	cost.run_ns = pc.run_ns - e->run_ns0;
-	cost.sampled = stats_window(e, &runs, &run_ns);
+	cost.sampled = cost_window(e, &runs, &run_ns);
 	if (cost.sampled > 0 && cost.sampled < 1) {
 		/* the windows' share of the programs' work, scaled up */
 		cost.runs = runs / cost.sampled + 0.5;

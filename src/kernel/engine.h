@@ -34,6 +34,7 @@ struct bpf_link;
 struct hist;
 struct ring_buffer;
 struct measurement;
+struct kd_cost;
 
 struct engine_links {
 	struct bpf_link **v;
@@ -65,11 +66,15 @@ struct engine {
 	int *link_fds, *prog_fds;
 	size_t nlink_fds, nprog_fds;
 	bool stats;			/* holds a reference on the run-time stats */
+	/* the programs' own timing (owncost.bpf.h): what they add up, per
+	 * CPU, and the window's switch; the sampler's buffer for the former */
+	int cost_fd, window_fd;
+	struct kd_cost *cost_buf;
 	/* program counters when the measurement started (engine_reset) */
 	uint64_t misses0, runs0, run_ns0;
 	uint64_t t0;			/* then, on the monotonic clock */
-	/* the sampled statistics' windows since then: their time and what
-	 * the programs' counters moved in them; the open window's start */
+	/* the cost windows since then (owncost.c): their time and what the
+	 * programs added up in them; the open window's start */
 	uint64_t win_ns, win_runs, win_run_ns;
 	uint64_t w_t, w_runs, w_run_ns;
 	/* ... and the run's last window: an interval without a window of
@@ -85,9 +90,6 @@ struct engine {
 
 /* 0 when skel (the result of NAME__open()) is there, else -errno after
  * saying why. */
-/* Whether the engines opened from now on keep BPF run-time statistics
- * (kdist's cost: JSON, HTML, serve, -v); on unless turned off. */
-void engine_stats_wanted(bool on);
 /* The open options of every BPF object: the kernel's types for CO-RE from
  * --btf FILE, or where the kernel has no /sys/kernel/btf/vmlinux from the
  * first file of the search path (docs/kernels.md).  When there is none it
@@ -95,8 +97,8 @@ void engine_stats_wanted(bool on);
 const struct bpf_object_open_opts *engine_open_opts(void);
 int engine_opened(const void *skel);
 /* Load the opened skeleton s (skel->skeleton) and get ready to read it:
- * drop_names[0..ndrops) name the entries of its `drops` map.  Enables BPF
- * run-time statistics for as long as an engine is open.  0 or -errno, said. */
+ * drop_names[0..ndrops) name the entries of its `drops` map.  Measures its
+ * cost (owncost.h) for as long as it is open.  0 or -errno, said. */
 int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 		const char *const *drop_names, int ndrops);
 /* The measurement starts now: skipped runs, cost and spilled events are

@@ -650,7 +650,7 @@ static __always_inline void ex_unfollow(struct ex_task *x, __u32 tid)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(ex_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+int KD_PROG(ex_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct ex_task *x = ex_armed(prev);
 	__u64 now = 0;
@@ -706,7 +706,7 @@ static __always_inline int ex_woken(struct task_struct *p)
 /* --explain full: sched_waking runs in the waker's context (sched_wakeup
  * may run on the wakee's CPU): who wakes an armed, blocked thread. */
 SEC("tp_btf/sched_waking")
-int BPF_PROG(ex_full_waking, struct task_struct *p)
+int KD_PROG(ex_full_waking, struct task_struct *p)
 {
 	struct ex_task *x = ex_armed(p);
 
@@ -723,7 +723,7 @@ int BPF_PROG(ex_full_waking, struct task_struct *p)
  * follows, from now.  Its pre: the START thread's sums now, or the
  * current thread's pre plus what it added since its own wakeup. */
 SEC("tp_btf/sched_waking")
-int BPF_PROG(ex_end_waking, struct task_struct *p)
+int KD_PROG(ex_end_waking, struct task_struct *p)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct ex_task *w = ex_armed(cur), *x, *o;
@@ -793,12 +793,12 @@ int BPF_PROG(ex_end_waking, struct task_struct *p)
 }
 
 SEC("tp_btf/sched_wakeup")
-int BPF_PROG(ex_wakeup, struct task_struct *p) { return ex_woken(p); }
+int KD_PROG(ex_wakeup, struct task_struct *p) { return ex_woken(p); }
 
 /* a new thread is never armed, but a START in a thread's first instant is
  * possible only after this: kept for a state machine with no gap */
 SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(ex_wakeup_new, struct task_struct *p) { return ex_woken(p); }
+int KD_PROG(ex_wakeup_new, struct task_struct *p) { return ex_woken(p); }
 
 /* Irq time: from the outermost handler's entry to its exit, charged to the
  * thread it interrupted if that one is armed.  Handlers nest (a hard irq
@@ -833,12 +833,12 @@ static __always_inline int ex_irq_exit(void)
 }
 
 SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(ex_hardirq_entry) { return ex_irq_enter(); }
+int KD_PROG(ex_hardirq_entry) { return ex_irq_enter(); }
 SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(ex_hardirq_exit) { return ex_irq_exit(); }
+int KD_PROG(ex_hardirq_exit) { return ex_irq_exit(); }
 SEC("tp_btf/softirq_entry")
-int BPF_PROG(ex_softirq_entry) { return ex_irq_enter(); }
+int KD_PROG(ex_softirq_entry) { return ex_irq_enter(); }
 SEC("tp_btf/softirq_exit")
-int BPF_PROG(ex_softirq_exit) { return ex_irq_exit(); }
+int KD_PROG(ex_softirq_exit) { return ex_irq_exit(); }
 
 #endif

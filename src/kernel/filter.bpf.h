@@ -7,6 +7,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "kernel/filter.h"
+#include "kernel/owncost.bpf.h"
 
 /* The ids of the cgroups --cgroup selects, kept by user space as cgroups
  * come and go (container.c).  Looked up only when the filter is on: the
@@ -25,7 +26,7 @@ struct {
  * anew.  Loaded for sets without --if terms on containers (those judge
  * each cgroup's own name, in user space). */
 SEC("tp_btf/cgroup_mkdir")
-int BPF_PROG(cgroup_set_mkdir, struct cgroup *cgrp, const char *path)
+int KD_PROG(cgroup_set_mkdir, struct cgroup *cgrp, const char *path)
 {
 	__u64 parent = BPF_CORE_READ(cgrp, self.parent, cgroup, kn, id);
 	__u64 id = BPF_CORE_READ(cgrp, kn, id);

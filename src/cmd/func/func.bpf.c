@@ -391,25 +391,25 @@ static __always_inline int on_return(void *ctx)
 
 /* kprobes, kretprobes, uprobes and uretprobes */
 SEC("kprobe")
-int func_entry(struct pt_regs *ctx) { return on_entry(ctx, false); }
+int func_entry(struct pt_regs *ctx) { return KD_TIMED(on_entry(ctx, false)); }
 SEC("kprobe")
-int func_exit(struct pt_regs *ctx) { return on_return(ctx); }
+int func_exit(struct pt_regs *ctx) { return KD_TIMED(on_return(ctx)); }
 /* the same, loaded for kprobe.multi links */
 SEC("kprobe.multi")
-int func_entry_multi(struct pt_regs *ctx) { return on_entry(ctx, false); }
+int func_entry_multi(struct pt_regs *ctx) { return KD_TIMED(on_entry(ctx, false)); }
 SEC("kprobe.multi")
-int func_exit_multi(struct pt_regs *ctx) { return on_return(ctx); }
+int func_exit_multi(struct pt_regs *ctx) { return KD_TIMED(on_return(ctx)); }
 /* the same, loaded for uprobe.multi links (Linux 6.6): libbpf 1.1 knows no
  * such section, func.c sets the expected attach type before loading */
 SEC("kprobe")
-int func_entry_umulti(struct pt_regs *ctx) { return on_entry(ctx, false); }
+int func_entry_umulti(struct pt_regs *ctx) { return KD_TIMED(on_entry(ctx, false)); }
 SEC("kprobe")
-int func_exit_umulti(struct pt_regs *ctx) { return on_return(ctx); }
+int func_exit_umulti(struct pt_regs *ctx) { return KD_TIMED(on_return(ctx)); }
 /* fentry/fexit templates: loaded against one function (func.c sets it),
  * copied for each traced function.  They read nothing of ctx but the
  * cookie and --by PATH's argument, which every function of the set has
  * at the same place (func_by_path), so one copy fits each. */
 SEC("fentry")
-int func_fentry(void *ctx) { return on_entry(ctx, true); }
+int func_fentry(void *ctx) { return KD_TIMED(on_entry(ctx, true)); }
 SEC("fexit")
-int func_fexit(void *ctx) { return on_return(ctx); }
+int func_fexit(void *ctx) { return KD_TIMED(on_return(ctx)); }

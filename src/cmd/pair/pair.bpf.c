@@ -712,23 +712,23 @@ static __always_inline int on_end(void *ctx, int src)
 }
 
 SEC("tracepoint")
-int tp_start(void *ctx) { on_start(ctx, SRC_TP); return TP_PASS; }
+int tp_start(void *ctx) { KD_TIMED(on_start(ctx, SRC_TP)); return TP_PASS; }
 SEC("tracepoint")
-int tp_end(void *ctx) { on_end(ctx, SRC_TP); return TP_PASS; }
+int tp_end(void *ctx) { KD_TIMED(on_end(ctx, SRC_TP)); return TP_PASS; }
 SEC("raw_tp")
-int raw_start(void *ctx) { return on_start(ctx, SRC_RAW); }
+int raw_start(void *ctx) { return KD_TIMED(on_start(ctx, SRC_RAW)); }
 SEC("raw_tp")
-int raw_end(void *ctx) { return on_end(ctx, SRC_RAW); }
+int raw_end(void *ctx) { return KD_TIMED(on_end(ctx, SRC_RAW)); }
 SEC("kprobe")
-int regs_start(struct pt_regs *ctx) { return on_start(ctx, SRC_REGS); }
+int regs_start(struct pt_regs *ctx) { return KD_TIMED(on_start(ctx, SRC_REGS)); }
 SEC("kprobe")
-int regs_end(struct pt_regs *ctx) { return on_end(ctx, SRC_REGS); }
+int regs_end(struct pt_regs *ctx) { return KD_TIMED(on_end(ctx, SRC_REGS)); }
 /* attached to their function by user space (bpf_program__set_attach_target) */
 SEC("fentry")
-int fentry_start(void *ctx) { return on_start(ctx, SRC_FENTRY); }
+int fentry_start(void *ctx) { return KD_TIMED(on_start(ctx, SRC_FENTRY)); }
 SEC("fexit")
-int fexit_start(void *ctx) { return on_start(ctx, SRC_FEXIT); }
+int fexit_start(void *ctx) { return KD_TIMED(on_start(ctx, SRC_FEXIT)); }
 SEC("fentry")
-int fentry_end(void *ctx) { return on_end(ctx, SRC_FENTRY); }
+int fentry_end(void *ctx) { return KD_TIMED(on_end(ctx, SRC_FENTRY)); }
 SEC("fexit")
-int fexit_end(void *ctx) { return on_end(ctx, SRC_FEXIT); }
+int fexit_end(void *ctx) { return KD_TIMED(on_end(ctx, SRC_FEXIT)); }

@@ -160,25 +160,25 @@ static __always_inline int on_waking(void *ctx, struct task_struct *p)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+int KD_PROG(btf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	return on_switch(ctx, preempt, prev, next);
 }
 
 SEC("raw_tp/sched_switch")
-int BPF_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+int KD_PROG(raw_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	return on_switch(ctx, preempt, prev, next);
 }
 
 SEC("tp_btf/sched_waking")
-int BPF_PROG(btf_waking, struct task_struct *p)
+int KD_PROG(btf_waking, struct task_struct *p)
 {
 	return on_waking(ctx, p);
 }
 
 SEC("raw_tp/sched_waking")
-int BPF_PROG(raw_waking, struct task_struct *p)
+int KD_PROG(raw_waking, struct task_struct *p)
 {
 	return on_waking(ctx, p);
 }

@@ -18,7 +18,7 @@ struct {
 } samples SEC(".maps");
 
 SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+int KD_PROG_CTX(struct bpf_perf_event_data *, on_sample)
 {
 	struct stack_key k = {};
 	static const __u64 zero;

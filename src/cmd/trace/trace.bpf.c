@@ -242,7 +242,7 @@ static __always_inline void emit(void *ctx, struct tr_enter *ent)
 }
 
 SEC("tracepoint")
-int trace_event(void *ctx)
+int KD_PROG_CTX(void *, trace_event)
 {
 	struct tr_enter *ent = NULL;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -261,7 +261,7 @@ int trace_event(void *ctx)
 /* Arguments and paths through them: the raw tracepoint, whose context is
  * the TP_PROTO arguments (no record is built). */
 SEC("raw_tp")
-int trace_raw(void *ctx)
+int KD_PROG_CTX(void *, trace_raw)
 {
 	if (task_filtered_out(&cfg.filter, NULL))
 		return 0;
@@ -272,14 +272,14 @@ int trace_raw(void *ctx)
 
 /* --every: the variables on a timer, in whatever context CPU 0 is in. */
 SEC("perf_event")
-int trace_tick(void *ctx)
+int KD_PROG_CTX(void *, trace_tick)
 {
 	emit(ctx, NULL);
 	return 0;
 }
 
 SEC("tracepoint")
-int trace_enter(void *ctx)
+int KD_PROG_CTX(void *, trace_enter)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
 	struct tr_enter *v;

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kdist's own cost: the run count and run time of each engine's programs
+ * (docs/pair.md, "kdist's own cost").  Unless -v asks for exact figures,
+ * the programs time themselves in short windows (BPF side: owncost.bpf.h)
+ * that a sampler thread opens, and engine_read() scales what they saw by
+ * the windows' share of the time; -v holds the kernel's BPF run-time
+ * statistics on for the whole run instead.  Text without -v measures
+ * nothing of it.
+ */
+#ifndef KDIST_OWNCOST_H
+#define KDIST_OWNCOST_H
+
+struct kd_cost {
+	unsigned long long runs;	/* program runs begun in the window */
+	unsigned long long ns;		/* their time, clock to clock */
+};
+
+#ifndef __BPF__
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bpf_object;
+struct engine;
+
+/* Whether the engines opened from now on measure their cost (JSON, HTML,
+ * serve, -v); on unless turned off. */
+void cost_wanted(bool on);
+/* Before obj loads: its programs time themselves when the cost is
+ * sampled.  0, or -errno after saying why. */
+int cost_prepare(struct bpf_object *obj);
+/* After e's object loaded: e's cost is measured from now on (e->obj,
+ * e->ncpu set).  0 or -errno. */
+int cost_attach(struct engine *e);
+/* The measurement starts now (engine_reset). */
+void cost_reset(struct engine *e);
+/* No more windows for e; the statistics released with the last engine. */
+void cost_detach(struct engine *e);
+/* The share of the time since cost_reset that e's windows covered, and
+ * what its programs added up in them (runs, run_ns); 1 and nothing when
+ * the kernel's statistics are on throughout (-v) or there is no cost. */
+double cost_window(struct engine *e, uint64_t *runs, uint64_t *run_ns);
+/* Why there are no cost figures (an errno), or 0. */
+int cost_err(void);
+#endif
+
+#endif

@@ -73,7 +73,7 @@ BPFTRACE = ("tracepoint:raw_syscalls:sys_enter /pid == {pid}/ {{ @s[tid] = nsecs
 LINE = ["stdbuf", "-oL"]
 # the workload on the last CPU, every tracer's user space on the others:
 # the programs run in the workload's context either way, and a tracer's
-# own threads (reading its maps, kdist's statistics sampler) then neither
+# own threads (reading its maps, kdist's cost sampler) then neither
 # take the workload's CPU nor move it (BENCH_PIN=0: no pinning)
 CPUS = sorted(os.sched_getaffinity(0))
 PIN = os.environ.get("BENCH_PIN", "1") != "0" and len(CPUS) > 1
@@ -117,7 +117,7 @@ BRACKETED = {"targets"}
 TARGET_CFGS = {
     "none": None,
     "kdist pair": SYSCALLS["kdist pair"],
-    # JSON carries kdist's cost: the statistics sampled (docs/pair.md)
+    # JSON carries kdist's cost: timed by its programs in windows (docs/pair.md)
     "kdist pair -o json": (lambda p: [KDIST, "pair", "raw_syscalls:sys_enter",
                                       "raw_syscalls:sys_exit", "-p", str(p), "-o", "json"],
                            b"Tracing", KDIST),
@@ -545,7 +545,7 @@ def targets_report(sc, doc):
     ratio(doc, "kdist syscalls / kdist pair", rounds("kdist syscalls", "kdist pair"),
           target=TARGETS["kdist syscalls / kdist pair"])
     ratio(doc, "kdist pair -o json / kdist pair", rounds("kdist pair -o json", "kdist pair"),
-          "BPF statistics sampled", TARGETS["kdist pair -o json / kdist pair"])
+          "cost timed in windows", TARGETS["kdist pair -o json / kdist pair"])
     ratio(doc, "kdist --slower-than / kdist pair", rounds("kdist --slower-than", "kdist pair"),
           "1s, no pair slower", TARGETS["kdist --slower-than / kdist pair"])
     ratio(doc, "kdist pair -o json -v / kdist pair", rounds("kdist pair -o json -v", "kdist pair"),
@@ -561,9 +561,9 @@ def targets_report(sc, doc):
 
 
 def cost_estimate(sc, doc):
-    """kdist's own cost as JSON reports it (statistics sampled) against the
-    whole run's statistics (-v), per getppid call: how far the estimate
-    lands from the real figure."""
+    """kdist's own cost as JSON reports it (its programs timing themselves
+    in windows) against the kernel's statistics over the whole run (-v),
+    per getppid call: how far the estimate lands from the real figure."""
     def per_call(n, key):
         v = [r["cost"][key] / N for r in sc.get(n, []) if r and r.get("cost", {}).get(key)]
         return statistics.median(v) if v else None
@@ -573,7 +573,7 @@ def cost_estimate(sc, doc):
         return
     share = med([r["cost"] if r else None for r in sc["kdist pair -o json"]], "sampled")
     print(f"  kdist's own cost, ns per call inside its programs: estimated {est:.1f} "
-          f"(statistics on {100 * share if share else 0:.0f}% of the time), whole run {real:.1f}: "
+          f"(timed on {100 * share if share else 0:.0f}% of the time), whole run (-v) {real:.1f}: "
           f"the estimate is {100 * (est / real - 1):+.0f}%")
     doc["cost_estimate"] = {"estimated_ns_per_call": est, "whole_run_ns_per_call": real,
                             "sampled": share, "error": est / real - 1}

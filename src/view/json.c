@@ -79,8 +79,9 @@ static void write_json_values(FILE *f, const struct measurement *m, const struct
 		fputc('}', f);
 }
 
-/* Always there for a measurement of BPF programs; null, never 0, where the
- * kernel refused the statistics. */
+/* Always there for a measurement of BPF programs; null, never 0, where
+ * there is no figure (no window yet; with -v, the kernel refused its
+ * statistics). */
 static void write_cost_json(FILE *f, const struct measurement *m)
 {
 	const struct m_cost *c = &m->cost;

@@ -621,14 +621,14 @@ void prom_write(struct prom_out *o, const struct prom_source *src, int n)
 		prom_sample(o, l, 1, src[i].max_groups);
 	}
 	prom_family(o, "kdist_bpf_runs", "counter",
-		    "runs of a measurement's BPF programs (kernel BPF statistics)", NULL);
+		    "runs of a measurement's BPF programs (estimated from timed windows unless -v)", NULL);
 	for (int i = 0; i < n; i++) {
 		l[0].value = src[i].name;
 		if (src[i].m->cost.programs && !src[i].m->cost.err)
 			prom_sample(o, l, 1, (double)src[i].m->cost.runs);
 	}
 	prom_family(o, "kdist_bpf_run_seconds", "counter",
-		    "time spent in a measurement's BPF programs (kernel BPF statistics)", NULL);
+		    "time spent in a measurement's BPF programs (estimated from timed windows unless -v)", NULL);
 	for (int i = 0; i < n; i++) {
 		l[0].value = src[i].name;
 		if (src[i].m->cost.programs && !src[i].m->cost.err)

@@ -342,28 +342,38 @@ test_matrix_profile() {
 # JSON's cost on every kernel: the programs time themselves in windows
 # (owncost.bpf.h: 50 ms, 1 s after the start), so a run of 1.5 s has one,
 # in which every object's programs ran (kdist's own sampler makes syscalls
-# and context switches inside it; profile samples every CPU at 99 Hz)
+# and context switches inside it; profile samples every CPU at 99 Hz).
+# cost_runs NAME KDIST-ARGS...: the runs estimated in CT_RUNS, or the case
+# failed
+cost_runs() {
+	local name=$1 out r smp why
+	shift
+	mx_run "ct-$name" "$@" -c "$WL/sleeper 30 50" || return 1
+	out=$(mx_eval "ct-$name" "'%s %s %s' % (d['cost'].get('runs'), d['cost'].get('sampled'), d['cost'].get('unknown', ''))")
+	read -r r smp why <<<"$out"
+	[ "$r" != None ] && [ "$r" -gt 0 ] && awk -v s="$smp" 'BEGIN { exit !(s > 0 && s < 1) }' ||
+		{ mx_fail "kdist $1: cost runs $r, sampled $smp ${why:+($why)}"; return 1; }
+	CT_RUNS=$r
+}
+
 test_matrix_cost_timed() {
 	mx_case "cost windows (-o json)"
-	local name args runs r smp why got=
-	for name in pair explain offcpu profile; do
-		case $name in
-		pair) args=(pair raw_syscalls:sys_enter raw_syscalls:sys_exit) ;;
-		explain) args=(pair raw_syscalls:sys_enter raw_syscalls:sys_exit --explain) ;;
-		offcpu) args=(offcpu) ;;
-		profile) args=(profile -F 99) ;;
-		esac
-		if [ "$name" != pair ]; then
-			mx_need "$([ "$name" = explain ] && echo "task storage maps" || echo "stack trace maps")" || return
-		fi
-		mx_run "ct-$name" "${args[@]}" -c "$WL/sleeper 30 50" || return
-		runs=$(mx_eval "ct-$name" "'%s %s %s' % (d['cost'].get('runs'), d['cost'].get('sampled'), d['cost'].get('unknown', ''))")
-		read -r r smp why <<<"$runs"
-		[ "$r" != None ] && [ "$r" -gt 0 ] && awk -v s="$smp" 'BEGIN { exit !(s > 0 && s < 1) }' ||
-			{ mx_fail "kdist $name: cost runs $r, sampled $smp ${why:+($why)}"; return; }
-		got="$got $name $r"
+	mx_need "stack trace maps" || return
+	local args got=
+	for args in "pair pair raw_syscalls:sys_enter raw_syscalls:sys_exit" "offcpu offcpu" \
+		"profile profile -F 99"; do
+		# shellcheck disable=SC2086 # the words of one command
+		cost_runs $args || return
+		got="$got ${args%% *} $CT_RUNS"
 	done
 	mx_pass "runs estimated from the windows:$got"
+}
+
+test_matrix_cost_timed_explain() {
+	mx_case "cost windows (--explain -o json)"
+	mx_need "task storage maps" || return
+	cost_runs explain pair raw_syscalls:sys_enter raw_syscalls:sys_exit --explain || return
+	mx_pass "runs estimated from the windows: $CT_RUNS"
 }
 
 # 4096 different user stacks in a stack map of 16384 buckets: about 500

@@ -4,8 +4,8 @@
  * counters and drop(), the lookup-or-init of a map value, the hand-over of
  * events whose group could not be created (spill.h), the timing of its own
  * cost (owncost.bpf.h); the stack maps are stackid.bpf.h's.  The user side
- * of each piece is engine.c: it reads
- * the map named `drops` by the names the command gives its entries.
+ * of each piece is engine.c: it reads the map named `drops` by the names
+ * the command gives its entries.
  * Each including object gets its own copy of the maps.
  */
 #ifndef KDIST_COMMON_BPF_H

@@ -110,9 +110,11 @@ static void *sampler_run(void *arg)
 			struct kd_cost c;
 			uint64_t t;
 
+			/* closed even when e's window does not count: reset
+			 * meanwhile, its programs would go on timing every run */
+			window_set(e, 0);
 			if (!e->w_t)
 				continue;	/* came in, or was reset, meanwhile */
-			window_set(e, 0);
 			t = now_ns();
 			if (!own_cost(e, &c)) {
 				e->w_t = 0;
@@ -285,7 +287,6 @@ static bool rodata_set(struct bpf_object *obj, const char *name, bool v)
 	}
 	return false;
 }
-
 
 int cost_prepare(struct bpf_object *obj)
 {

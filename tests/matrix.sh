@@ -340,15 +340,19 @@ test_matrix_profile() {
 }
 
 # JSON's cost on every kernel: the programs time themselves in windows
-# (owncost.bpf.h: 50 ms, 1 s after the start), so a run of 1.5 s has one,
-# in which every object's programs ran (kdist's own sampler makes syscalls
-# and context switches inside it; profile samples every CPU at 99 Hz).
-# cost_runs NAME KDIST-ARGS...: the runs estimated in CT_RUNS, or the case
-# failed
+# (owncost.bpf.h: 1 s after the start, each open 50 ms and on until the
+# engine's programs ran in it, at most 1 s), so a run of 1.5 s or more has
+# one, and the runs it saw are more than none.  The workload makes them
+# certain: the sleeper's calls and switches for pair and offcpu (kdist's
+# sampler makes its own inside the window too), and for profile a
+# workload on the CPU for 2 s (a sample every 10 ms of each CPU it runs
+# on, at 99 Hz).
+# cost_runs NAME WORKLOAD KDIST-ARGS...: the runs estimated in CT_RUNS, or
+# the case failed
 cost_runs() {
-	local name=$1 out r smp why
-	shift
-	mx_run "ct-$name" "$@" -c "$WL/sleeper 30 50" || return 1
+	local name=$1 wl=$2 out r smp why
+	shift 2
+	mx_run "ct-$name" "$@" -c "$wl" || return 1
 	out=$(mx_eval "ct-$name" "'%s %s %s' % (d['cost'].get('runs'), d['cost'].get('sampled'), d['cost'].get('unknown', ''))")
 	read -r r smp why <<<"$out"
 	[ "$r" != None ] && [ "$r" -gt 0 ] && awk -v s="$smp" 'BEGIN { exit !(s > 0 && s < 1) }' ||
@@ -359,11 +363,13 @@ cost_runs() {
 test_matrix_cost_timed() {
 	mx_case "cost windows (-o json)"
 	mx_need "stack trace maps" || return
-	local args got=
+	local args wl got= sleeper="$WL/sleeper 30 50"
 	for args in "pair pair raw_syscalls:sys_enter raw_syscalls:sys_exit" "offcpu offcpu" \
 		"profile profile -F 99"; do
+		wl=$sleeper
+		[ "${args%% *}" = profile ] && wl="$WL/hotspots 500"
 		# shellcheck disable=SC2086 # the words of one command
-		cost_runs $args || return
+		cost_runs "${args%% *}" "$wl" ${args#* } || return
 		got="$got ${args%% *} $CT_RUNS"
 	done
 	mx_pass "runs estimated from the windows:$got"
@@ -372,7 +378,7 @@ test_matrix_cost_timed() {
 test_matrix_cost_timed_explain() {
 	mx_case "cost windows (--explain -o json)"
 	mx_need "task storage maps" || return
-	cost_runs explain pair raw_syscalls:sys_enter raw_syscalls:sys_exit --explain || return
+	cost_runs explain "$WL/sleeper 30 50" pair raw_syscalls:sys_enter raw_syscalls:sys_exit --explain || return
 	mx_pass "runs estimated from the windows: $CT_RUNS"
 }
 

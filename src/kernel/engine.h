@@ -77,6 +77,7 @@ struct engine {
 	 * programs added up in them; the open window's start */
 	uint64_t win_ns, win_runs, win_run_ns;
 	uint64_t w_t, w_runs, w_run_ns;
+	bool w_open;			/* the window is set in the programs' map */
 	/* ... and the run's last window: an interval without a window of
 	 * its own (-i) is estimated from it */
 	uint64_t last_win_ns, last_win_runs, last_win_run_ns;

@@ -18,13 +18,15 @@
 /* kdist's cost: unless -v asks for the exact figure, its programs time
  * themselves in windows of STATS_WINDOW_MS (owncost.bpf.h), which
  * engine_read scales by the time they covered (docs/pair.md, "kdist's own
- * cost"): STATS_FIRST_MS after the start, then after gaps that double, at
+ * cost"), each on until the engine's programs ran in it (at most
+ * STATS_WINDOW_MAX_MS): STATS_FIRST_MS after the start, then after gaps that double, at
  * most STATS_GAP_MAX_MS.  -v holds the kernel's BPF run-time statistics
  * (run_cnt, run_time_ns) instead, for the whole run: they cost every BPF
  * program of the machine two clock reads per run while a BPF_ENABLE_STATS
  * descriptor is open, and each switch of them patches the kernel's code.
  * Exiting closes the descriptor. */
 #define STATS_WINDOW_MS 50
+#define STATS_WINDOW_MAX_MS 1000
 #define STATS_FIRST_MS 1000
 #define STATS_GAP_MAX_MS 60000
 
@@ -84,6 +86,58 @@ static void window_set(struct engine *e, __u32 open)
 		bpf_map_update_elem(e->window_fd, &zero, &open, BPF_ANY);
 }
 
+/* Open e's window: its programs time themselves from now on. */
+static void window_open(struct engine *e)
+{
+	struct kd_cost c;
+
+	if (!own_cost(e, &c))
+		return;
+	e->w_runs = c.runs;
+	e->w_run_ns = c.ns;
+	window_set(e, 1);
+	e->w_t = now_ns();
+	e->w_open = true;
+}
+
+/* Close e's window once its programs ran in it, or anyway when force:
+ * false while it stays open.  Closed even when the window does not count
+ * (e was reset meanwhile): its programs would go on timing every run. */
+static bool window_close(struct engine *e, bool force)
+{
+	struct kd_cost c;
+	uint64_t t;
+
+	if (!force && e->w_t && own_cost(e, &c) && c.runs == e->w_runs)
+		return false;
+	window_set(e, 0);
+	e->w_open = false;
+	if (!e->w_t)
+		return true;	/* reset meanwhile */
+	t = now_ns();
+	if (!own_cost(e, &c)) {
+		e->w_t = 0;
+		return true;
+	}
+	e->last_win_runs = c.runs - e->w_runs;
+	e->last_win_run_ns = c.ns - e->w_run_ns;
+	e->last_win_ns = t - e->w_t;
+	e->win_runs += e->last_win_runs;
+	e->win_run_ns += e->last_win_run_ns;
+	e->win_ns += e->last_win_ns;
+	e->w_t = 0;
+	return true;
+}
+
+/* The windows: each stays open STATS_WINDOW_MS, and on until its
+ * programs ran once (at most STATS_WINDOW_MAX_MS, or until kdist stops).
+ * A rate taken over windows that end at a run is still unbiased: for
+ * events that come at a steady rate, the runs expected in a window whose
+ * end is decided by what came so far are that rate times its expected
+ * length (Wald's identity), so the runs and time added up over the
+ * windows estimate the rate as fixed windows would.  A window that saw
+ * no run would say "no cost" for programs that do run, as a profile's at
+ * 99 Hz can in 50 ms of an emulated machine. */
 static void *sampler_run(void *arg)
 {
 	unsigned int gap = STATS_FIRST_MS;
@@ -91,42 +145,24 @@ static void *sampler_run(void *arg)
 	pthread_mutex_lock(&sampler.lock);
 	while (!sampler.stop) {
 		struct engine *e;
+		unsigned int open_ms = 0;
+		bool open = true;
 
 		if (sampler_sleep(gap))
 			break;
 		gap = gap < STATS_GAP_MAX_MS / 2 ? gap * 2 : STATS_GAP_MAX_MS;
-		for (e = sampler.sampled; e; e = e->next_sampled) {
-			struct kd_cost c;
+		for (e = sampler.sampled; e; e = e->next_sampled)
+			window_open(e);
+		while (open) {
+			bool force;
 
-			if (!own_cost(e, &c))
-				continue;
-			e->w_runs = c.runs;
-			e->w_run_ns = c.ns;
-			window_set(e, 1);
-			e->w_t = now_ns();
-		}
-		sampler_sleep(STATS_WINDOW_MS);
-		for (e = sampler.sampled; e; e = e->next_sampled) {
-			struct kd_cost c;
-			uint64_t t;
-
-			/* closed even when e's window does not count: reset
-			 * meanwhile, its programs would go on timing every run */
-			window_set(e, 0);
-			if (!e->w_t)
-				continue;	/* came in, or was reset, meanwhile */
-			t = now_ns();
-			if (!own_cost(e, &c)) {
-				e->w_t = 0;
-				continue;
-			}
-			e->last_win_runs = c.runs - e->w_runs;
-			e->last_win_run_ns = c.ns - e->w_run_ns;
-			e->last_win_ns = t - e->w_t;
-			e->win_runs += e->last_win_runs;
-			e->win_run_ns += e->last_win_run_ns;
-			e->win_ns += e->last_win_ns;
-			e->w_t = 0;
+			force = sampler_sleep(STATS_WINDOW_MS);
+			open_ms += STATS_WINDOW_MS;
+			force = force || open_ms >= STATS_WINDOW_MAX_MS;
+			open = false;
+			for (e = sampler.sampled; e; e = e->next_sampled)
+				if (e->w_open && !window_close(e, force))
+					open = true;
 		}
 	}
 	pthread_mutex_unlock(&sampler.lock);

@@ -516,15 +516,61 @@ static void conn_write(struct http_server *h, struct http_conn *c)
 	c->state = C_DRAIN;
 }
 
+/* OpenSSL's socket BIO writes with write(): to a peer that has reset the
+ * connection, that raises SIGPIPE, which ends the process (a client with
+ * no credentials could stop kdist serve so).  The connections' BIO is the
+ * socket BIO with its writes made by send(MSG_NOSIGNAL). */
+static int nosigpipe_write(BIO *b, const char *buf, int n)
+{
+	ssize_t r;
+
+	BIO_clear_retry_flags(b);
+	r = send(BIO_get_fd(b, NULL), buf, n, MSG_NOSIGNAL);
+	if (r <= 0 && BIO_sock_should_retry((int)r))
+		BIO_set_retry_write(b);
+	return (int)r;
+}
+
+static BIO *nosigpipe_bio(int fd)
+{
+	static BIO_METHOD *m;
+	const BIO_METHOD *s = BIO_s_socket();
+	BIO *b;
+
+	if (!m) {
+		m = BIO_meth_new(BIO_TYPE_SOCKET, "socket without SIGPIPE");
+		if (m && !(BIO_meth_set_write(m, nosigpipe_write) &&
+			   BIO_meth_set_read(m, BIO_meth_get_read(s)) &&
+			   BIO_meth_set_puts(m, BIO_meth_get_puts(s)) &&
+			   BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(s)) &&
+			   BIO_meth_set_create(m, BIO_meth_get_create(s)) &&
+			   BIO_meth_set_destroy(m, BIO_meth_get_destroy(s)))) {
+			BIO_meth_free(m);
+			m = NULL;
+		}
+		if (!m)
+			return NULL;
+	}
+	b = BIO_new(m);
+	if (b)
+		BIO_set_fd(b, fd, BIO_NOCLOSE);
+	return b;
+}
+
 /* Slot c takes connection fd: 0, or -ENOMEM with fd closed. */
 static int conn_start(struct http_server *h, struct http_conn *c, int fd, uint64_t now)
 {
 	*c = (struct http_conn){ .fd = fd, .state = C_READ, .start = now,
 				 .deadline = now + HTTP_HEADER_TIMEOUT_MS };
 	if (h->web && h->web->tls_ctx) {
-		c->ssl = SSL_new(h->web->tls_ctx);
-		if (!c->ssl || !SSL_set_fd(c->ssl, fd)) {
-			SSL_free(c->ssl);
+		BIO *bio = nosigpipe_bio(fd);
+
+		c->ssl = bio ? SSL_new(h->web->tls_ctx) : NULL;
+		if (c->ssl)
+			SSL_set_bio(c->ssl, bio, bio);	/* c->ssl owns it now */
+		else
+			BIO_free(bio);
+		if (!c->ssl) {
 			ERR_clear_error();
 			close(fd);
 			*c = (struct http_conn){ .fd = -1 };

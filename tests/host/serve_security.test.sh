@@ -234,7 +234,16 @@ test_serve_web_config_bad() {
 		'basic_auth_users:\n  "a:b": $2b$10$qf1QLdmSBZSD8aSScC//U.6TEgalXNLvhmbqvKjIPLPEpXP54dE3u\n'
 		'http_server_config:\n  http2: false\n'
 		'- a list\n'
+		# a cost above 12 (each wrong password would cost 2^cost rounds),
+		# a cost of three digits, one that is not a number
+		'basic_auth_users:\n  prom: $2b$13$qf1QLdmSBZSD8aSScC//U.6TEgalXNLvhmbqvKjIPLPEpXP54dE3u\n'
+		'basic_auth_users:\n  prom: $2y$99$qf1QLdmSBZSD8aSScC//U.6TEgalXNLvhmbqvKjIPLPEpXP54dE3u\n'
+		'basic_auth_users:\n  prom: $2y$1a$qf1QLdmSBZSD8aSScC//U.6TEgalXNLvhmbqvKjIPLPEpXP54dE3u\n'
+		'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n  max_version: TLS12\n'
+		# a key that is a FIFO: OpenSSL would wait for a writer forever
+		'tls_server_config:\n  cert_file: server.crt\n  key_file: key.fifo\n'
 	)
+	mkfifo "$d/key.fifo"
 	for bad in "${cases[@]}"; do
 		i=$((i + 1))
 		printf -- "$bad" >"$d/bad$i.yml"
@@ -245,8 +254,50 @@ test_serve_web_config_bad() {
 	done
 	out=$("$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --measure runq --web-config "$d/nosuch.yml" 2>&1)
 	[ $? = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] || { fail "missing file: $out"; return; }
+	# a FIFO as the file: once its writer closed having sent nothing, it
+	# would read as empty, and so as no TLS and no users
+	mkfifo "$d/web.fifo"
+	out=$(timeout 20 "$KDIST" serve --listen 127.0.0.1:$SERVE_PORT --measure runq --web-config "$d/web.fifo" 2>&1)
+	rc=$?
+	[ $rc = 2 ] && [ "$out" = "kdist: bad --web-config $d/web.fifo: not a regular file" ] ||
+		{ fail "FIFO as --web-config: exit $rc: $out"; return; }
 	no_leftovers || { fail "programs left after bad web configs"; return; }
-	pass "$i bad web configs and a missing one: exit 2, one line naming the file, nothing loaded"
+	pass "$i bad web configs, a missing one and a FIFO: exit 2, one line naming the file, nothing loaded"
+}
+
+# A client that sends a request and resets the connection (SO_LINGER 0)
+# before the answer: the server's write to it must not raise SIGPIPE,
+# which would end kdist serve (exit 141) before any authentication.
+# Plain and wrongly authenticated ones alike; a good scrape is answered
+# after them.
+test_serve_tls_reset() {
+	local url got c_ok
+	tls_files "$TMP/tls" || { skip "openssl failed"; return; }
+	url=https://127.0.0.1:$SERVE_PORT/metrics
+	serve_start --measure runq --web-config "$TMP/tls/web.yml" || { fail "start"; return; }
+	got=$(python3 - "$SERVE_PORT" <<-'EOF'
+	import socket, ssl, struct, sys, time
+	port = int(sys.argv[1])
+	ctx = ssl.create_default_context()
+	ctx.check_hostname = False
+	ctx.verify_mode = ssl.CERT_NONE
+	n = 0
+	for auth in ["", "Authorization: Basic ====\r\n", "Authorization: Basic cHJvbTp3cm9uZw==\r\n"] * 3:
+	    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+	    t = ctx.wrap_socket(s)
+	    t.sendall(("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n" % auth).encode())
+	    t.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+	    t.close()
+	    n += 1
+	    time.sleep(0.2)	# the server has answered into the reset by now
+	print(n)
+	EOF
+	)
+	c_ok=$(code -u prom:secret "$url")
+	kill -0 $SERVE_PID 2>/dev/null || { wait $SERVE_PID; fail "kdist serve ended (exit $?) after $got reset connections: $(tail -2 "$TMP/serve.err")"; return; }
+	serve_stop || { fail "stop"; return; }
+	[ "$got $c_ok" = "9 200" ] || { fail "$got reset connections, then a scrape: $c_ok"; return; }
+	pass "9 TLS clients reset their connection before the answer (no, bad and wrong credentials): still serving, a scrape answered 200"
 }
 
 test_serve_tls() {

@@ -248,6 +248,9 @@ FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY_BINS := $(patsubst %,$(ASAN)/replay/%,$(FUZZ_NAMES))
 FUZZ_BINS := $(patsubst %,$(ASAN)/fuzz/%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 60
+# libcrypt shared here: ASan intercepts crypt_r() and finds the real one
+# with dlsym(), which sees no static copy (the call would jump to 0)
+ASAN_LDLIBS := $(filter-out -lcrypt,$(LDLIBS)) -lcrypt
 
 .PHONY: asan check-asan fuzz
 
@@ -272,7 +275,7 @@ $(ASAN)/%.o: %.c
 
 $(ASAN)/tests/%: tests/unit/%.c $(ASAN_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(ASAN_LDLIBS)
 
 $(ASAN)/fuzz_%.o: tests/fuzz/fuzz_%.c
 	@mkdir -p $(@D)
@@ -280,11 +283,11 @@ $(ASAN)/fuzz_%.o: tests/fuzz/fuzz_%.c
 
 $(ASAN)/replay/%: $(ASAN)/fuzz_%.o tests/fuzz/replay.c $(ASAN_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(ASAN_LDLIBS)
 
 $(ASAN)/fuzz/%: $(ASAN)/fuzz_%.o $(ASAN_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(LDLIBS)
+	$(CLANG) $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(ASAN_LDLIBS)
 
 .SECONDARY: $(patsubst %,$(ASAN)/fuzz_%.o,$(FUZZ_NAMES))
 -include $(wildcard $(ASAN)/*.d $(ASAN)/tests/*.d $(ASAN)/replay/*.d $(ASAN)/fuzz/*.d)

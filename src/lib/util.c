@@ -171,6 +171,11 @@ int read_file(const char *path, char **out, size_t *len)
 	return read_bounded(path, READ_FILE_MAX, false, out, len);
 }
 
+int read_file_max(const char *path, size_t max, char **out, size_t *len)
+{
+	return read_bounded(path, max, false, out, len);
+}
+
 const char *read_input_strerror(int err, size_t max)
 {
 	static __thread char msg[96];

@@ -35,6 +35,9 @@ void kd_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * READ_FILE_MAX. */
 #define READ_FILE_MAX (1ul << 30)
 int read_file(const char *path, char **out, size_t *len);
+/* read_file with at most max bytes (-EFBIG beyond): a file whose content
+ * decides what is safe (a --web-config) must be one that stays put. */
+int read_file_max(const char *path, size_t max, char **out, size_t *len);
 
 /* Read a file a user names (a config, a saved measurement, folded stacks)
  * with bounds that hostile input cannot get past: at most max bytes (-EFBIG

@@ -14,6 +14,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #define WEBCONFIG_MAX (1 << 20)
@@ -115,7 +116,29 @@ static int parse_tls(yaml_document_t *d, yaml_node_t *m, const char *dir, struct
 	if (wc->client_auth >= WC_VERIFY_IF_GIVEN && !wc->client_ca_file)
 		return why_f(why, wn, "client_auth_type %s needs client_ca_file",
 			     auth_types[wc->client_auth]);
+	if (wc->min_version && wc->max_version && wc->min_version > wc->max_version)
+		return why_f(why, wn, "min_version is above max_version: no TLS version is left");
 	return 0;
+}
+
+/* A bcrypt hash as crypt_r() takes it: "$2a$", "$2b$" or "$2y$", a cost of
+ * two digits from 04 to 31, '$', then 53 characters of bcrypt's base64
+ * (salt and hash). */
+static bool bcrypt_hash(const char *v)
+{
+	static const char b64[] = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	int cost;
+
+	if (strlen(v) != 60 || strncmp(v, "$2", 2) || !v[2] || !strchr("aby", v[2]) || v[3] != '$' ||
+	    v[4] < '0' || v[4] > '9' || v[5] < '0' || v[5] > '9' || v[6] != '$')
+		return false;
+	cost = (v[4] - '0') * 10 + (v[5] - '0');
+	return cost >= 4 && cost <= 31 && strspn(v + 7, b64) == 53;
+}
+
+static int bcrypt_cost(const char *v)
+{
+	return (v[4] - '0') * 10 + (v[5] - '0');
 }
 
 static int parse_users(yaml_document_t *d, yaml_node_t *m, struct webconfig *wc, char *why,
@@ -134,9 +157,11 @@ static int parse_users(yaml_document_t *d, yaml_node_t *m, struct webconfig *wc,
 			return why_f(why, wn, "basic_auth_users: user names and hashes must be scalars");
 		if (strchr(k, ':'))
 			return why_f(why, wn, "user '%.40s': a name with ':' cannot log in", k);
-		/* bcrypt only: $2a$, $2b$ or $2y$, two-digit cost, 53 characters */
-		if (strlen(v) != 60 || strncmp(v, "$2", 2) || !strchr("aby", v[2]) || v[3] != '$')
+		if (!bcrypt_hash(v))
 			return why_f(why, wn, "user '%.40s': not a bcrypt hash ($2y$..., 60 characters)", k);
+		if (bcrypt_cost(v) > WEBCONFIG_MAX_COST)
+			return why_f(why, wn, "user '%.40s': bcrypt cost %d, at most %d (each wrong password costs the server 2^cost rounds)",
+				     k, bcrypt_cost(v), WEBCONFIG_MAX_COST);
 		for (int i = 0; i < wc->nusers; i++) {
 			if (!strcmp(wc->users[i].name, k))
 				return why_f(why, wn, "user '%.40s' given twice", k);
@@ -216,10 +241,28 @@ static int accept_any(int ok, X509_STORE_CTX *x)
 
 static int make_tls(const char *path, struct webconfig *wc)
 {
-	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	const char *files[] = { wc->cert_file, wc->key_file, wc->client_ca_file };
+	SSL_CTX *ctx;
 	const char *what = "create the TLS context";
 	int mode = SSL_VERIFY_NONE;
+	struct stat st;
 
+	/* OpenSSL opens them blocking: a FIFO there would hang the server */
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		const char *why;
+
+		if (!files[i])
+			continue;
+		if (stat(files[i], &st))
+			why = strerror(errno);
+		else if (!S_ISREG(st.st_mode))
+			why = "not a regular file";
+		else
+			continue;
+		kd_err("bad --web-config %s: failed to load %s: %s", path, files[i], why);
+		return -EINVAL;
+	}
+	ctx = SSL_CTX_new(TLS_server_method());
 	if (!ctx)
 		goto fail;
 	SSL_CTX_set_min_proto_version(ctx, wc->min_version ? wc->min_version : TLS1_2_VERSION);
@@ -254,11 +297,14 @@ int webconfig_load(const char *path, struct webconfig *wc)
 {
 	char *text = NULL, *copy = strdup(path), why[256];
 	size_t len = 0;
-	int err = copy ? read_input(path, WEBCONFIG_MAX, &text, &len) : -ENOMEM;
+	/* a regular file only: a FIFO whose writer sends nothing would read
+	 * as an empty file, and so as "no TLS and no users" */
+	int err = copy ? read_file_max(path, WEBCONFIG_MAX, &text, &len) : -ENOMEM;
 
 	*wc = (struct webconfig){ 0 };
 	if (err) {
-		kd_err("bad --web-config %s: %s", path, read_input_strerror(err, WEBCONFIG_MAX));
+		kd_err("bad --web-config %s: %s", path,
+		       err == -EINVAL ? "not a regular file" : read_input_strerror(err, WEBCONFIG_MAX));
 		free(copy);
 		return err;
 	}
@@ -299,7 +345,7 @@ bool webconfig_auth(struct webconfig *wc, const char *value, size_t len)
 	const char *out;
 	const char *hash;
 	char *colon;
-	int n, user = 0;
+	int n, pad, user = 0;
 	bool ok;
 
 	if (!wc->nusers || len < 6 || strncasecmp(value, "Basic ", 6))
@@ -314,12 +360,15 @@ bool webconfig_auth(struct webconfig *wc, const char *value, size_t len)
 		return true;
 	if (!len || len % 4 || len / 4 * 3 >= sizeof(cred))
 		return false;
-	n = EVP_DecodeBlock(cred, (const unsigned char *)value, len);
-	if (n < 0)
+	/* padding: at most two '=', at the end ("====" decodes to nothing) */
+	for (pad = 0; (size_t)pad < len && value[len - 1 - pad] == '='; pad++)
+		;
+	if (pad > 2)
 		return false;
-	/* EVP_DecodeBlock counts the padding's zero bytes */
-	for (size_t i = len; i > 0 && value[i - 1] == '='; i--)
-		n--;
+	n = EVP_DecodeBlock(cred, (const unsigned char *)value, len);
+	if (n < pad)
+		return false;
+	n -= pad;	/* EVP_DecodeBlock counts the padding's zero bytes */
 	cred[n] = '\0';
 	colon = memchr(cred, ':', n);
 	if (!colon || memchr(cred, '\0', n))

@@ -2,11 +2,14 @@
 /* The HTTP server on arbitrary requests, cut into arbitrary reads: the
  * input's first byte seeds the fragment sizes, the rest is what a client
  * sends through one end of a socket pair while the server serves the
- * other between fragments.  Properties: the server never crashes or
+ * other between fragments.  With the first byte's high bit, the server
+ * has a user (basic auth, as --web-config gives it), so the request's
+ * Authorization header reaches webconfig_auth.  Properties: the server never crashes or
  * answers twice; a complete request head (a blank line within the size
  * bound) always gets one answer with a known status. */
 #include "fuzz.h"
 #include "lib/http.h"
+#include "lib/webconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +17,10 @@
 #include <sys/socket.h>
 
 static const char index_html[] = "<html></html>\n";
+
+/* user "prom", password "secret", bcrypt at the lowest cost (4) */
+static char user_name[] = "prom";
+static char user_hash[] = "$2b$04$7ONnTlpZXXaNZhQGpJfg0.6IbIodMLRdJUTOIznO8x.a0UgtVwDpm";
 
 static struct http_body *metrics(void *ctx, enum http_format f)
 {
@@ -40,8 +47,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t got = 0, off = 1;
 	unsigned int seed = size ? data[0] : 0;
 	int sv[2], rounds = 0;
+	struct wc_user user = { user_name, user_hash };
+	struct webconfig web = { .users = &user, .nusers = 1 };
 	bool complete;
 
+	if (seed & 0x80)
+		h.web = &web;
 	FUZZ_ASSERT(!socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv));
 	FUZZ_ASSERT(!http_adopt(&h, sv[0]));
 	while (off < size) {
@@ -94,5 +105,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	http_close(&h);
 	close(sv[1]);
+	free(web.good);
 	return 0;
 }

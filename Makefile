@@ -63,7 +63,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/%,$(WORKLOAD_SRCS))
 
-.PHONY: all deps deps-build demo check check-unit check-host check-vm bench clean vmlinux
+.PHONY: all deps deps-build demo check check-fast check-unit check-host check-vm bench clean vmlinux
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/kdist $(WORKLOADS)
@@ -163,6 +163,12 @@ check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS)
 	@$(MAKE) --no-print-directory ARCH=arm64 deps all	# the arm64 VM tier's kdist and workloads
 	@tests/run-all.sh
+
+# the fast tiers alone (unit, asan, host, doc: no VM), stopping at the
+# first that fails; a contributor's check before pushing
+check-fast: deps asan
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@KDIST_TIERS="unit asan host doc" tests/run-all.sh
 
 check-unit: all $(UNIT_BINS)
 	@UNIT_DIR=$(BUILD)/tests UNIT_RUN='$(RUN)' PATH=$(abspath $(BUILD))/tools:$$PATH tests/run-unit.sh

@@ -15,13 +15,26 @@ fail() { n_fail=$((n_fail + 1)); echo "FAIL $CURRENT: $1"; }
 skip() { n_skip=$((n_skip + 1)); echo "SKIP $CURRENT: $1"; }
 
 # Run every test_* function defined so far; print the closing line.
+# slowest_cases TOTAL_US "US NAME"...: the runner's time and its ten
+# slowest cases, in seconds (tests/run-all.sh gathers the lines)
+slowest_cases() {
+	local total=$1
+	shift
+	printf 'time: %d.%d s for %d cases\n' $((total / 1000000)) $((total / 100000 % 10)) $#
+	printf '%s\n' "$@" | sort -rn | head -10 |
+		awk '$1 >= 100000 { printf "slow: %6.1f s  %s\n", $1 / 1e6, $2 }'
+}
+
 run_tests() {
-	local t filter=${TEST_FILTER:-}
+	local t filter=${TEST_FILTER:-} t0 all0=${EPOCHREALTIME/./} times=()
 	for t in $(declare -F | awk '{print $3}' | grep '^test_'); do
 		[ -n "$filter" ] && [[ $t != *$filter* ]] && continue
 		CURRENT=${t#test_}
+		t0=${EPOCHREALTIME/./}
 		"$t"
+		times+=("$(( ${EPOCHREALTIME/./} - t0 )) $CURRENT")
 	done
+	slowest_cases $(( ${EPOCHREALTIME/./} - all0 )) "${times[@]}"
 	echo "$n_pass passed, $n_fail failed, $n_skip skipped"
 	[ "$n_fail" -eq 0 ]
 }

@@ -4,7 +4,7 @@
 #   vm_deb_arch   Debian architecture of the kernel package (amd64, arm64)
 #   vm_kflavor    the kernel series (5.10, 6.1, 6.12)
 #   vm_qemu       QEMU system emulator and vm_qemu_pkg its Debian package
-#   vm_machine    QEMU machine and CPU options (an array)
+#   vm_machine    QEMU machine options, vm_machine_cpu its CPU under TCG (arrays)
 #   vm_console    the kernel's serial console device
 #   vm_build      where `make ARCH=...` puts kdist and the workloads for it
 #   vm_karch      the kernel's ARCH= (for a module, tests/vm/seed-module.sh)
@@ -16,15 +16,52 @@ vm_arch() {
 		vm_deb_arch=amd64 vm_kflavor=$1 vm_build=build
 		vm_karch=x86 vm_triplet=x86_64-linux-gnu
 		vm_qemu=qemu-system-x86_64 vm_qemu_pkg=qemu-system-x86
-		vm_machine=(-cpu max) vm_console=ttyS0 ;;
+		vm_machine=() vm_machine_cpu=(-cpu max) vm_console=ttyS0 ;;
 	arm64-6.1|arm64-6.12)
 		# -M virt has PCI, so the same virtio-9p-pci devices serve
 		vm_deb_arch=arm64 vm_kflavor=${1#arm64-} vm_build=build/arm64
 		vm_karch=arm64 vm_triplet=aarch64-linux-gnu
 		vm_qemu=qemu-system-aarch64 vm_qemu_pkg=qemu-system-arm
-		vm_machine=(-M virt -cpu max) vm_console=ttyAMA0 ;;
+		vm_machine=(-M virt) vm_machine_cpu=(-cpu max) vm_console=ttyAMA0 ;;
 	*) return 1 ;;
 	esac
+}
+
+# vm_accel: set vm_accel_opts, QEMU's accelerator and CPU for the flavor:
+# KVM where the flavor is this machine's architecture and a KVM guest
+# really runs here (vm_kvm_works), else TCG.  KDIST_VM_ACCEL=tcg or kvm
+# chooses; KDIST_VM_TCG_THREAD is TCG's "single" (default: QEMU runs the
+# virtual CPUs in turn on one thread) or "multi".
+vm_accel() {
+	local want=${KDIST_VM_ACCEL:-auto}
+	if [ "$want" = kvm ] || { [ "$want" = auto ] && vm_kvm_works; }; then
+		# the CPU as it is: -cpu max or host with ARCH_CAPABILITIES
+		# fails where KVM is nested ("failed to set MSR 0x10a")
+		vm_accel_opts=(-accel kvm -cpu ${KDIST_VM_KVM_CPU:-host,-arch-capabilities})
+	else
+		vm_accel_opts=(-accel "tcg,thread=${KDIST_VM_TCG_THREAD:-single}" "${vm_machine_cpu[@]}")
+	fi
+}
+
+# vm_kvm_works: /dev/kvm opens, the flavor is this machine's architecture,
+# and a KVM guest really boots here: where KVM is nested badly, QEMU starts
+# and the kernel hangs before its first line (seen on this project's CI
+# machines).  The verdict of one boot (20 s at most: KVM boots in a few) is
+# kept in the cache for this host kernel and QEMU.
+vm_kvm_works() {
+	local verdict
+	[ "$(uname -m)" = "${vm_triplet%%-*}" ] && [ -c /dev/kvm ] && { : <>/dev/kvm; } 2>/dev/null || return 1
+	verdict=${KDIST_VM_CACHE:-/var/cache/kdist-vm}/kvm-$(uname -r)-$("$vm_qemu" --version | awk 'NR == 1 { print $4 }')
+	if [ ! -f "$verdict" ]; then
+		mkdir -p "$(dirname "$verdict")"
+		if KDIST_VM_ACCEL=kvm KDIST_VM_TIMEOUT=20 "$(dirname "${BASH_SOURCE[0]}")/run-in-vm" \
+			"$vm_kflavor" true >/dev/null 2>&1; then
+			echo yes >"$verdict"
+		else
+			echo no >"$verdict"
+		fi
+	fi
+	[ "$(cat "$verdict")" = yes ]
 }
 
 # vm_apt: set vm_apt_opts, the apt-get/apt-cache options that find the

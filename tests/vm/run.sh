@@ -1,7 +1,8 @@
 #!/bin/bash
 # VM tier (make check-vm, and make check through tests/run-all.sh): kernel
 # functions and the command matrix (tests/matrix.sh) on stock Debian
-# kernels under QEMU/TCG, one VM per flavor, two at a time: 6.1 (kprobes,
+# kernels under QEMU (KVM where it works, else TCG: tests/vm/arch.sh), one VM
+# per flavor, one per core, the longest first: 6.1 (kprobes,
 # no kprobe.multi), 6.12 (kprobe.multi) and 5.10 (no task storage, no
 # attach cookies, no bpf_mem_alloc).  Each VM runs tests/vm/func-vm.sh.
 # The arm64 flavors (arm64-6.1, arm64-6.12: Debian's arm64 kernels under
@@ -61,15 +62,25 @@ for flavor in $flavors; do
 	mkdir -p build/matrix
 	started+=("$flavor")
 done
-# Two VMs at a time, one per core of the CI machine (each runs its virtual
-# CPUs on one host thread): the next flavor starts as soon as one ends.
+# As many VMs at a time as the machine has cores (each runs its virtual
+# CPUs on one host thread under TCG), the longest first by the last run's
+# times (kept in the cache; the order given for a flavor never timed): the
+# next flavor starts as soon as one ends.
+times=${KDIST_VM_CACHE:-/var/cache/kdist-vm}/times
+mkdir -p "$times"
 export -f run_flavor
 export out
-[ ${#started[@]} -eq 0 ] || printf '%s\n' "${started[@]}" | xargs -P 2 -I{} bash -c 'run_flavor {}'
+order=$(for i in "${!started[@]}"; do
+	echo "$(cat "$times/${started[$i]}" 2>/dev/null || echo 0) $((100 - i)) ${started[$i]}"
+done | sort -rn | awk '{ print $3 }')
+[ ${#started[@]} -eq 0 ] || echo "$order" | xargs -P "$(nproc)" -I{} bash -c 'run_flavor {}'
+for flavor in "${started[@]}"; do
+	[ "$(cat "$out/$flavor.rc" 2>/dev/null)" = 0 ] && cp "$out/$flavor.time" "$times/$flavor"
+done
 
 for flavor in "${started[@]}"; do
 	echo "--- VM $flavor"
-	sed 's/^/  /' "$out/$flavor.log"
+	sed -e "s/^\(slow: .*\)$/\1 ($flavor)/" -e 's/^/  /' "$out/$flavor.log"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/$flavor.log" | tail -1)
 	if [ -z "$line" ]; then
 		echo "FAIL vm-$flavor: the VM ended without a result line (exit $(cat "$out/$flavor.rc"))"

@@ -233,7 +233,7 @@ static int run_session(const struct command *c, struct options *o)
 	 * events printed as they happen */
 	bool status = isatty(STDERR_FILENO) && !o->slower_ns && !(c->caps & CMD_EVENT_LINES);
 	bool shown = false;
-	uint64_t next_status = 0;
+	uint64_t next_status = 0, next_events = 0;
 
 	sfd = kdist_signalfd();
 	if (sfd < 0)
@@ -318,11 +318,18 @@ static int run_session(const struct command *c, struct options *o)
 			if (next_status < wake)
 				wake = next_status;
 		}
+		/* events wait in their rings unannounced (events.h) */
+		if (pfd[1].fd >= 0) {
+			if (!next_events || now >= next_events)
+				next_events = now + EVENTS_PERIOD_MS * 1000000ULL;
+			if (next_events < wake)
+				wake = next_events;
+		}
 		/* at most a minute: poll's int milliseconds end at 24 days */
 		timeout = wake == UINT64_MAX ? -1 : wake <= now ? 0 :
 			  wake - now >= 60000000000ULL ? 60000 : (int)((wake - now + 999999) / 1000000);
 		poll(pfd, 3, timeout);	/* negative fds are skipped */
-		if (pfd[1].revents) {
+		if (pfd[1].revents || (pfd[1].fd >= 0 && now_ns() >= next_events)) {
 			err = events_poll();
 			fflush(events_file());
 			if (err)

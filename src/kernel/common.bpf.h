@@ -112,6 +112,16 @@ static __always_inline void *group_value(void *map, const void *key, const void 
 	return v;
 }
 
+/* Submit rec, reserved in ring, without waking the reader: a line per
+ * event would wake kdist as often, and on the traced thread's CPU it would
+ * preempt the thread it traces.  The reader wakes by itself instead, every
+ * EVENTS_PERIOD_MS (events.h), and is woken here only once a quarter of
+ * the ring waits, so that a burst cannot fill the ring in between. */
+#define kd_ringbuf_submit_batched(ring, rec)					\
+	bpf_ringbuf_submit(rec, bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >=	\
+				(bpf_ringbuf_query(ring, BPF_RB_RING_SIZE) >> 2) ?	\
+				BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)
+
 /* Hand an event of group key (key_size: a constant) to user space (spill.h). */
 static __always_inline void spill_event(const void *key, __u32 key_size, __u64 value,
 					__u64 self, __u32 nested)

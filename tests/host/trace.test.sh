@@ -474,3 +474,31 @@ test_trace_event_with_jiffies() {
 	[ "$msg" = ok ] || { fail "$msg"; return; }
 	pass "5 nanosleeps of 50 ms: 5 lines, jiffies rising at each"
 }
+
+# Lines do not wake kdist one by one (events.h): a wake-up of the reader
+# may preempt the traced thread on its CPU.  40 lines of nanosleep exits,
+# 10 ms apart, and bpftrace counts how often the tasks named kdist (kdist,
+# and its workload's child before it execs) went to sleep interruptibly
+# (switched out in state S; each such sleep ends in a wake-up): about once
+# per EVENTS_PERIOD_MS (200 ms) of the run, and a few for its start and
+# end, against once per line when every line woke it (40 and more).
+test_trace_lines_batched() {
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
+	local ms lines wakes bound
+	cat >"$TMP/lb.sh" <<-EOF
+	t0=\$(date +%s%N)
+	"$KDIST" trace syscalls:sys_exit_nanosleep -- "$WL/sleeper" 40 10 >"$TMP/lb.out" 2>"$TMP/lb.err"
+	echo \$(( (\$(date +%s%N) - t0) / 1000000 )) >"$TMP/lb.ms"
+	EOF
+	bpftrace -e 'tracepoint:sched:sched_switch /args->prev_comm == "kdist" && args->prev_state == 1/ { @w = count(); }' \
+		-c "/bin/sh $TMP/lb.sh" >"$TMP/lb.bt" 2>&1 ||
+		{ fail "bpftrace: $(tail -2 "$TMP/lb.bt")"; return; }
+	ms=$(cat "$TMP/lb.ms")
+	lines=$(grep -c " sleeper .* ret=0 " "$TMP/lb.out")
+	wakes=$(bt_val "$TMP/lb.bt" w)
+	bound=$((ms / 200 + 8))
+	[ "$lines" = 40 ] || { fail "$lines lines of 40 nanosleep exits: $(tail -2 "$TMP/lb.err")"; return; }
+	[ "$wakes" -le "$bound" ] ||
+		{ fail "kdist slept and woke $wakes times for 40 lines in $ms ms (at most $bound: once per 200 ms and 8)"; return; }
+	pass "40 lines in $ms ms: kdist slept and woke $wakes times (at most $bound)"
+}

@@ -248,7 +248,7 @@ static __always_inline void slow_call(void *ctx, __u32 id, __u64 incl, __u64 ts,
 		e->ustack = stack_get(ctx, BPF_F_USER_STACK);
 		proc_tell();
 	}
-	bpf_ringbuf_submit(e, 0);
+	kd_ringbuf_submit_batched(&slow_calls, e);
 }
 
 /* Which function fired: the number written into this copy of the program

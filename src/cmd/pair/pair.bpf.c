@@ -354,7 +354,7 @@ static __always_inline void slow_emit(void *ctx, const struct slow_start *w,
 	e->group = *g;
 	if (cfg.explain)
 		ex_slow(&e->ex);
-	bpf_ringbuf_submit(e, 0);
+	kd_ringbuf_submit_batched(&slow_events, e);
 }
 
 static __always_inline bool filtered_out(struct task_struct *t)

@@ -238,7 +238,7 @@ static __always_inline void emit(void *ctx, struct tr_enter *ent)
 		bpf_probe_read_kernel(&e->ent, sizeof(e->ent), ent);
 		e->has_enter = 1;
 	}
-	bpf_ringbuf_submit(e, 0);
+	kd_ringbuf_submit_batched(&events, e);
 }
 
 SEC("tracepoint")

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 K=build/kdist
-so=$(ldd "$K" | awk '$1 ~ /^libc\.so/ {print $3}')
+so=$(ldd build/tests/libcmix | awk '$1 ~ /^libc\.so/ {print $3}')
 dir=$(mktemp -d /tmp/kdist-uprobe-bench.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 cp "$so" "$dir/" || exit 1

@@ -32,24 +32,50 @@ struct ps_request {
  * PS_FAILED for a 500. */
 #define PS_FAILED UINT64_MAX
 
+/* The user of /etc/passwd named name, or whose uid is name, read directly:
+ * kdist is static, and glibc's getpwnam() would load the host's NSS
+ * modules (systemd, sss...) for a name its built-in "files" service does
+ * not know, modules made for another glibc. */
+static bool passwd_find(const char *name, bool by_uid, uid_t uid, struct privsep_user *u)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && (pw = fgetpwent(f))) {
+		if (by_uid ? pw->pw_uid != uid : strcmp(pw->pw_name, name))
+			continue;
+		u->uid = pw->pw_uid;
+		u->gid = pw->pw_gid;
+		snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 int privsep_user(const char *name, struct privsep_user *u)
 {
-	struct passwd *pw = getpwnam(name);
 	char *end;
+	unsigned long id = strtoul(name, &end, 10);
+	bool numeric = *name && !*end && id < UINT32_MAX;
 
-	if (!pw) {
-		unsigned long id = strtoul(name, &end, 10);
-
-		pw = *name && !*end ? getpwuid(id) : NULL;
+	if (!passwd_find(name, false, 0, u) && !(numeric && passwd_find(NULL, true, id, u))) {
+		if (!numeric) {
+			kd_err("bad --user '%s': no such user in /etc/passwd (give its uid instead)", name);
+			return -EINVAL;
+		}
+		/* a uid /etc/passwd does not name (LDAP, DynamicUser=): its
+		 * own group */
+		u->uid = u->gid = id;
+		snprintf(u->name, sizeof(u->name), "%lu", id);
 	}
-	if (!pw || pw->pw_uid == 0) {
-		kd_err("bad --user '%s': %s", name,
-		       pw ? "the serving process must not be root" : "no such user");
+	if (u->uid == 0) {
+		kd_err("bad --user '%s': the serving process must not be root", name);
 		return -EINVAL;
 	}
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
-	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
 	return 0;
 }
 

@@ -204,17 +204,6 @@ test_serve_unit_caps() {
 	pass "runq, syscalls and a uprobe served with only $caps"
 }
 
-# tls_files DIR: a self-signed certificate for 127.0.0.1 and a web config
-# with it and the user prom, password "secret" (a bcrypt hash made once)
-TLS_HASH='$2b$10$qf1QLdmSBZSD8aSScC//U.6TEgalXNLvhmbqvKjIPLPEpXP54dE3u'
-tls_files() {
-	mkdir -p "$1"
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1/server.key" -out "$1/server.crt" \
-		-days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null || return 1
-	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prom: %s\n' \
-		"$TLS_HASH" >"$1/web.yml"
-}
-
 # code [CURL ARGS...]: the HTTP status of a scrape over TLS (000: none)
 code() {
 	curl -s -o /dev/null --max-time 10 -w '%{http_code}' --cacert "$TMP/tls/server.crt" "$@"

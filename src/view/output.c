@@ -29,33 +29,6 @@ struct view_state {
 	size_t docs_len;
 };
 
-static const struct {
-	const char *name;
-	double div;
-} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-
-int unit_parse(const char *s, double *div)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(s, units[i].name)) {
-			*div = units[i].div;
-			return 0;
-		}
-	}
-	kd_err("bad unit '%s': expected ns, us, ms or s", s);
-	return -EINVAL;
-}
-
-/* The largest unit in which ns is at least 1. */
-const char *unit_auto(double ns)
-{
-	size_t i = ARRAY_SIZE(units) - 1;
-
-	while (i > 0 && ns < units[i].div)
-		i--;
-	return units[i].name;
-}
-
 static int by_total(const void *a, const void *b)
 {
 	const struct m_group *x = *(const struct m_group *const *)a;
@@ -173,38 +146,6 @@ static const char *pick_unit(const struct measurement *m, const struct view_opts
 		u = run_unit(m, g, u);
 	unit_parse(u, div);
 	return u;
-}
-
-void fmt_time(char *buf, size_t len, double ns)
-{
-	const char *u = unit_auto(ns);
-	double div = 1;
-
-	unit_parse(u, &div);
-	snprintf(buf, len, "%.4g%s", ns / div, u);
-}
-
-/* 2.1 MiB, 68 KiB, 512 B */
-void fmt_bytes(char *buf, size_t len, double v)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	size_t i = 0;
-
-	while (i + 1 < ARRAY_SIZE(u) && v >= 1024) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(buf, len, i && v < 9.95 ? "%.1f %s" : "%.0f %s", v, u[i]);
-}
-
-void fmt_measured(char *buf, size_t len, const struct measurement *m, double v)
-{
-	if (m->kind == M_VALUE && m->value_unit && !strcmp(m->value_unit, "bytes"))
-		fmt_bytes(buf, len, v);
-	else if (m->kind == M_VALUE)
-		snprintf(buf, len, "%.6g", v);
-	else
-		fmt_time(buf, len, v);
 }
 
 /* "lost: N (a 0, b N)": the counters that mean loss, or (unmatched) those

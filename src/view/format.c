@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Formatters of group key values: the names "FIELD:NAME" gives in --by and
- * recipes.  A key stays a value in the measurement; views call fmt_value()
- * when they print it. */
+/* Formatters (format.h): group key values, by the names "FIELD:NAME"
+ * gives in --by and recipes (a key stays a value in the measurement; views
+ * call fmt_value() when they print it), and times, sizes and units. */
+#include "view/format.h"
 #include "model/measure.h"
 #include "syms/syms.h"
 #include "lib/util.h"

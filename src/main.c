@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 		return cli_expand(stdout, argv[2]) || fflush(stdout) ? 1 : 0;
 	c = cli_find_command(argv[1]);
 	if (!c) {
-		kd_err("unknown command '%s' (see kdist --help)", argv[1]);
+		cli_unknown_command(argv[1]);
 		return 2;
 	}
 	o.cl = &cli_command_line;

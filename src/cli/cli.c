@@ -59,6 +59,21 @@ const struct command *cli_find_command(const char *name)
 	return NULL;
 }
 
+void cli_unknown_command(const char *name)
+{
+	const char *names[128], *near;
+	const struct command *c;
+	size_t n = 0;
+
+	for (int i = 0; (c = cli_command(i)) && n < ARRAY_SIZE(names); i++)
+		names[n++] = c->name;
+	near = nearest_word(name, names, n);
+	if (near)
+		kd_err("unknown command '%s'; did you mean '%s'? (see kdist --help)", name, near);
+	else
+		kd_err("unknown command '%s' (see kdist --help)", name);
+}
+
 /* A recipe is a measurement of the recipe table; "recipes", which lists
  * them, is a command like list. */
 bool cli_is_recipe(int i)
@@ -311,6 +326,27 @@ static int format_parse(const char *arg, enum out_format *fmt)
 	return output_parse_format(arg, fmt);
 }
 
+/* "unknown option", with the nearest of the options c takes (set) when
+ * one is near: "--explian" is "--explain". */
+static void option_unknown(const char *arg, const struct command *c, uint64_t set)
+{
+	const char *names[NR_OPTS], *near;
+	char word[64];
+	size_t n = 0;
+
+	for (int id = 0; id < NR_OPTS; id++) {
+		if ((set & (1ULL << id)) && cli_opts[id].name)
+			names[n++] = cli_opts[id].name;
+	}
+	snprintf(word, sizeof(word), "%s", arg + strspn(arg, "-"));
+	word[strcspn(word, "=")] = '\0';
+	near = strncmp(arg, "--", 2) ? NULL : nearest_word(word, names, n);
+	if (near)
+		kd_err("unknown option '%s'; did you mean --%s? (see kdist %s --help)", arg, near, c->name);
+	else
+		kd_err("unknown option '%s' (see kdist %s --help)", arg, c->name);
+}
+
 static int opt_id_of(int val)
 {
 	if (val >= OPT_VAL)
@@ -548,7 +584,7 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 			return -EINVAL;
 		}
 		if (opt == '?') {
-			kd_err("unknown option '%s' (see kdist %s --help)", argv[optind - 1], c->name);
+			option_unknown(argv[optind - 1], c, set);
 			return -EINVAL;
 		}
 		if (opt == ':') {
@@ -581,7 +617,11 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		return -EINVAL;
 	}
 	if (o->nargs && !c->args[0]) {
-		kd_err("bad arguments: '%s' takes none ('%s')", c->name, o->args[0]);
+		if (set & OPT(CMD))
+			kd_err("bad arguments: '%s' takes none ('%s'); a workload goes after --: kdist %s -- %s ...",
+			       c->name, o->args[0], c->name, o->args[0]);
+		else
+			kd_err("bad arguments: '%s' takes none ('%s')", c->name, o->args[0]);
 		return -EINVAL;
 	}
 	if (o->view.heatmap && (!o->interval || o->view.format != OUT_TEXT)) {

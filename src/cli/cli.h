@@ -25,6 +25,8 @@ extern const struct opt_desc cli_opts[NR_OPTS];
  * end. */
 const struct command *cli_command(int i);
 const struct command *cli_find_command(const char *name);
+/* The one line for a command name no command has, with the nearest. */
+void cli_unknown_command(const char *name);
 /* Whether the i-th command is a recipe (for --help and the man page). */
 bool cli_is_recipe(int i);
 /* cli_find_command and cli_parse, for commands given command lines */

@@ -2,7 +2,9 @@
 #include "kernel/tracefs.h"
 #include "lib/util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,4 +143,69 @@ const struct tp_field *tp_format_field(const struct tp_format *f, const char *na
 			return &f->fields[i];
 	}
 	return NULL;
+}
+
+/* The entry of folder dir nearest to word (nearest_word), into out. */
+static bool nearest_entry(const char *dir, const char *word, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	const char **names = NULL, *best;
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_type == DT_REG)
+			continue;
+		if (n == cap) {
+			const char **p = realloc(names, (cap = cap ? 2 * cap : 256) * sizeof(*p));
+
+			if (!p)
+				break;
+			names = p;
+		}
+		names[n++] = strdup(de->d_name);
+	}
+	best = nearest_word(word, names, n);
+	if (best) {
+		snprintf(out, len, "%s", best);
+		found = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		free((char *)names[i]);
+	free(names);
+	closedir(d);
+	return found;
+}
+
+void tracefs_unknown_event(const char *text)
+{
+	const char *root = tracefs_root(), *colon = strchr(text, ':');
+	char cat[64], near[128], dir[PATH_MAX], path[PATH_MAX + 128];
+	struct stat st;
+
+	if (!root || !colon || colon - text >= (long)sizeof(cat) || strlen(colon + 1) >= sizeof(near))
+		goto plain;
+	snprintf(cat, sizeof(cat), "%.*s", (int)(colon - text), text);
+	snprintf(dir, sizeof(dir), "%s/events/%s", root, cat);
+	if (stat(dir, &st)) {
+		/* a mistyped category: the nearest one, with the name as given
+		 * or the nearest there */
+		snprintf(dir, sizeof(dir), "%s/events", root);
+		if (!nearest_entry(dir, cat, near, sizeof(near)))
+			goto plain;
+		snprintf(cat, sizeof(cat), "%s", near);
+		snprintf(dir, sizeof(dir), "%s/events/%s", root, cat);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, colon + 1);
+	if (!stat(path, &st))
+		snprintf(near, sizeof(near), "%s", colon + 1);
+	else if (!nearest_entry(dir, colon + 1, near, sizeof(near)))
+		goto plain;
+	kd_err("unknown event '%s': no such tracepoint in tracefs; did you mean %s:%s?", text, cat, near);
+	return;
+plain:
+	kd_err("unknown event '%s': no such tracepoint in tracefs (see kdist list)", text);
 }

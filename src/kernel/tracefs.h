@@ -33,6 +33,9 @@ const char *tracefs_root(void);
 int tp_format_parse(const char *text, struct tp_format *f);
 /* Read events/CAT/NAME/format: -ENOENT when no such event. */
 int tp_format_load(const char *category, const char *name, struct tp_format *f);
+/* The one line for an event text ("CAT:NAME") tracefs does not have:
+ * "unknown event ...", with the nearest event it has, if one is near. */
+void tracefs_unknown_event(const char *text);
 /* Common fields (common_type, common_pid...) are hidden from users. */
 const struct tp_field *tp_format_field(const struct tp_format *f, const char *name);
 

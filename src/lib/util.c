@@ -366,3 +366,55 @@ char *str_trim(char *s)
 		*--e = '\0';
 	return s;
 }
+
+/* Edits from a to b (optimal string alignment: a swap of neighbours is one
+ * edit), or limit + 1 once it is beyond limit.  Words of up to 63 bytes. */
+static size_t edits(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b), d[3][64];
+
+	if (la >= 64 || lb >= 64 || (la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *r = d[i % 3], *p = d[(i - 1) % 3], *pp = d[(i + 1) % 3], low;
+
+		r[0] = low = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = p[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (r[j - 1] + 1 < v)
+				v = r[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			r[j] = v;
+			if (v < low)
+				low = v;
+		}
+		if (low > limit)
+			return limit + 1;
+	}
+	return d[la % 3][lb];
+}
+
+const char *nearest_word(const char *typed, const char *const *words, size_t n)
+{
+	size_t limit = strlen(typed) / 3, best_d;
+	const char *best = NULL;
+
+	if (!limit)
+		limit = 1;
+	best_d = limit + 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t e = words[i] ? edits(typed, words[i], limit) : limit + 1;
+
+		if (e < best_d && e) {
+			best_d = e;
+			best = words[i];
+		}
+	}
+	return best;
+}

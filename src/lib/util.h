@@ -83,6 +83,12 @@ uint64_t hash_mix(uint64_t x);
 /* Shell-style glob match (fnmatch without flags). */
 bool glob_match(const char *pattern, const char *s);
 
+/* "Did you mean": the word of words[0..n) nearest to typed, within one
+ * edit for every three letters of it (at least one; an edit inserts,
+ * deletes or changes a letter, or swaps two neighbours), or NULL.  Ties go
+ * to the first. */
+const char *nearest_word(const char *typed, const char *const *words, size_t n);
+
 /* Trim leading/trailing whitespace in place; returns s. */
 char *str_trim(char *s);
 

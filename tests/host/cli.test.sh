@@ -386,3 +386,28 @@ test_cli_interval_unit_stable() {
 		{ fail "$n intervals, units: $units"; return; }
 	pass "$n intervals, every histogram in msecs"
 }
+
+# Mistakes get the nearest right word: a command, an option, an event (its
+# name, or its category), and a workload given without "--".  Each is one
+# line and exit 2, before anything is loaded.
+test_cli_did_you_mean() {
+	local args want out rc
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086 # the words of one command line
+		out=$("$KDIST" $args 2>&1)
+		rc=$?
+		[ $rc = 2 ] && [ "$(grep -c . <<<"$out")" = 1 ] && [[ $out == *"$want"* ]] ||
+			{ fail "kdist $args: exit $rc, '$out' (expected '$want')"; return; }
+	done <<-'EOF'
+	sycalls|did you mean 'syscalls'?
+	syscalls --explian|did you mean --explain?
+	runq --bi comm|did you mean --by?
+	count sched:sched_wakup|did you mean sched:sched_wakeup?
+	count shed:sched_switch|did you mean sched:sched_switch?
+	pair sched:sched_wakeup sched:sched_swich|did you mean sched:sched_switch?
+	syscalls tar|a workload goes after --: kdist syscalls -- tar ...
+	count nosuchcategory:nosuchevent|no such tracepoint in tracefs (see kdist list)
+	EOF
+	no_leftovers || { fail "programs left after the mistakes"; return; }
+	pass "commands, options, events and a workload without --: one line each, the nearest word, exit 2"
+}

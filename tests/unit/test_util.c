@@ -122,8 +122,32 @@ static void test_err_echo(void)
 	check("err_echo_apostrophe_in_value", !strcmp(line, "kdist: bad name 'it's'\n"), "got %s", line);
 }
 
+static void near_case(const char *name, const char *typed, const char *want)
+{
+	static const char *const words[] = { "syscalls", "softirq", "explain", "by", "sched_wakeup",
+					     "sched_waking", "sched_switch", "list", NULL };
+	const char *got = nearest_word(typed, words, sizeof(words) / sizeof(words[0]));
+
+	check(name, want ? got && !strcmp(got, want) : !got, "%s: got %s, want %s", typed,
+	      got ? got : "none", want ? want : "none");
+}
+
+/* one edit for every three letters, at least one; a swap is one edit */
+static void test_nearest_word(void)
+{
+	near_case("near_dropped_letter", "sycalls", "syscalls");
+	near_case("near_swapped_letters", "explian", "explain");
+	near_case("near_short_word_one_edit", "bi", "by");
+	near_case("near_nearest_of_two", "sched_wakup", "sched_wakeup");
+	near_case("near_too_far", "syscount", NULL);
+	near_case("near_short_word_too_far", "xz", NULL);
+	near_case("near_exact_is_no_suggestion", "list", NULL);
+	near_case("near_long_word", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL);
+}
+
 int main(void)
 {
+	test_nearest_word();
 	test_escape();
 	test_escape_cut();
 	test_err_echo();

@@ -351,7 +351,7 @@ int pair_check_event(struct pair *p, int side)
 		return 0;
 	err = tp_format_load(e->category, e->name, &p->fmt[side]);
 	if (err == -ENOENT) {
-		kd_err("unknown event '%s': no such tracepoint in tracefs (see kdist list)", e->text);
+		tracefs_unknown_event(e->text);
 		return err;
 	}
 	if (err) {

@@ -344,7 +344,7 @@ static int check_tracepoints(const struct recipe *r, const char *name)
 		return 0;
 	/* dist and count trace the user's event: a mistake, as in pair */
 	if (!strcmp(name, "dist") || !strcmp(name, "count")) {
-		kd_err("unknown event '%s': no such tracepoint in tracefs (see kdist list)", missing);
+		tracefs_unknown_event(missing);
 		return -ENOENT;
 	}
 	kd_err("failed to prepare %s: this kernel lacks the tracepoint%s %s", name,

@@ -572,8 +572,10 @@ static int trace_prepare(struct session *s)
 		return -ENODEV;
 	err = tp_format_load(t->ev.category, t->ev.name, &t->fmt[0]);
 	if (err) {
-		kd_err(err == -ENOENT ? "unknown event '%s': no such tracepoint in tracefs (see kdist list)" :
-		       "failed to read the format of %s", t->ev.text);
+		if (err == -ENOENT)
+			tracefs_unknown_event(t->ev.text);
+		else
+			kd_err("failed to read the format of %s", t->ev.text);
 		return err;
 	}
 	t->syscall_exit = !strcmp(t->ev.category, "syscalls") &&

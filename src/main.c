@@ -11,7 +11,6 @@
 #include "kernel/events.h"
 #include "kernel/owncost.h"
 #include "view/evline.h"
-#include "kernel/tracefs.h"
 #include "lib/util.h"
 #include "lib/workload.h"
 #include "version.h"
@@ -47,69 +46,6 @@ static double unix_now(void)
 
 	gettimeofday(&tv, NULL);
 	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-/* Names of the fields tracepoints a and b both have, ", "-separated, into
- * buf; "" when either is not a tracepoint. */
-static void shared_fields(const char *a, const char *b, char *buf, size_t size)
-{
-	struct tp_format *f = calloc(2, sizeof(*f));
-	const char *spec[2] = { a, b };
-	size_t len = 0;
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	for (int i = 0; i < 2; i++) {
-		char cat[64];
-		const char *colon = strchr(spec[i], ':');
-
-		if (!colon || (size_t)(colon - spec[i]) >= sizeof(cat))
-			goto out;
-		snprintf(cat, sizeof(cat), "%.*s", (int)(colon - spec[i]), spec[i]);
-		if (tp_format_load(cat, colon + 1, &f[i]))
-			goto out;
-	}
-	for (int i = 0; i < f[0].nfields && len + 1 < size; i++) {
-		const char *name = f[0].fields[i].name;
-
-		/* common_* and __syscall_nr: the same in every event */
-		if (strncmp(name, "common_", 7) && strncmp(name, "__", 2) &&
-		    tp_format_field(&f[1], name))
-			len += snprintf(buf + len, size - len, "%s%s", len ? ", " : "", name);
-	}
-out:
-	free(f);
-}
-
-/* pair: when almost every END found no START, the key is the likely
- * mistake; say so once, with the fields a --key could name. */
-static void pair_key_hint(const struct measurement *m, const char *key)
-{
-	uint64_t orphans = 0, matched = 0;
-	const char *start = NULL, *end = NULL;
-	char fields[256];
-
-	for (int i = 0; i < m->ndrops; i++)
-		if (!strcmp(m->drops[i].name, "end_without_start"))
-			orphans = m->drops[i].value;
-	for (int i = 0; i < m->ngroups; i++)
-		matched += m->groups[i].h.count;
-	for (int i = 0; i < m->nevents; i++) {
-		if (!strcmp(m->events[i].role, "start"))
-			start = m->events[i].spec;
-		else if (!strcmp(m->events[i].role, "end"))
-			end = m->events[i].spec;
-	}
-	if (!start || !end || orphans < 20 || matched * 10 > orphans)
-		return;
-	shared_fields(start, end, fields, sizeof(fields));
-	kd_err("hint: %llu ENDs found no START, %llu did, matched by %s: %s%s%s",
-	       (unsigned long long)orphans, (unsigned long long)matched,
-	       key && *key ? key : "tid",
-	       fields[0] ? "try --key with a field both events have: " :
-			   "the events share no field: try --key START_FIELD=END_FIELD",
-	       fields, fields[0] ? " (or START_FIELD=END_FIELD)" : "");
 }
 
 /* On a terminal, a line on stderr rewritten each second while tracing:
@@ -187,8 +123,8 @@ static int emit(struct session *s, FILE *out, struct measurement *prev, int inte
 	err = measurement_write(out, &delta, &s->opt->view);
 	if (err)
 		kd_err("failed to write output: %s", strerror(-err));
-	if (last && (s->cmd->caps & CMD_KEY_HINT))
-		pair_key_hint(interval ? &cur : &delta, s->opt->key);
+	if (last && s->cmd->hint)
+		s->cmd->hint(s, interval ? &cur : &delta);
 	measurement_clear(prev);
 	*prev = cur;
 	memset(&cur, 0, sizeof(cur));

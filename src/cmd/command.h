@@ -33,8 +33,6 @@ enum command_caps {
 					 * (no status line between them) */
 	CMD_STACK_GROUPS = 1 << 4,	/* its groups are stacks: reading them for
 					 * the status line takes long */
-	CMD_KEY_HINT = 1 << 5,		/* at the end, name the fields a --key could
-					 * use when ENDs found no START */
 };
 
 struct command {
@@ -55,6 +53,9 @@ struct command {
 	/* optional: the measurement is over, stop its event sources before
 	 * the last read (a profile at its maximum rate starves the read) */
 	void (*stop)(struct session *s);
+	/* optional: after the last read, a hint on stderr about m (pair: the
+	 * fields a --key could use when ENDs found no START) */
+	void (*hint)(struct session *s, const struct measurement *m);
 	void (*cleanup)(struct session *s);
 	const void *data;	/* per-command constant, e.g. a recipe */
 };

@@ -131,9 +131,10 @@ const struct command cmd_pair = {
 	.summary = "latency from START to END, matched by --key (default: same thread)",
 	.opts = OPTS_MEASURE | OPT(KEY) | OPT(IF) | OPT(SLOWER_THAN) | OPT(STACK) | OPT(EXPLAIN) |
 		OPT(MATCH),
-	.caps = CMD_SERVE | CMD_KEY_HINT,
+	.caps = CMD_SERVE,
 	.prepare = pair_prepare,
 	.attach = pair_attach,
 	.read = pair_read,
+	.hint = pair_key_hint,
 	.cleanup = pair_cleanup,
 };

@@ -89,4 +89,7 @@ int pair_load(struct pair *p, struct options *o);
 struct m_value pair_key_value(struct pair *p, int i, const struct group_key *g, bool known);
 int pair_print_slow(void *ctx, void *data, size_t size);
 
+/* pair_hint.c: the command's hint (struct command) */
+void pair_key_hint(struct session *s, const struct measurement *m);
+
 #endif

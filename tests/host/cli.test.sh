@@ -270,6 +270,25 @@ test_cli_pair_key_hint() {
 	pass "${h#kdist: }"
 }
 
+# Under a workload, ENDs that run in another task (an interrupt's, a
+# worker's) are not the workload's: its STARTs only replace each other.
+# That gets the hint too: direct writes, whose completions come in
+# interrupts, each write's START replaced by the next (64 writes: 63
+# replaced, and hardly one matched by the thread).
+test_cli_pair_key_hint_workload() {
+	local dir h
+	dir=$(mktemp -d /var/tmp/kdist-hint.XXXXXX)
+	"$KDIST" pair block:block_rq_issue block:block_rq_complete \
+		-- dd if=/dev/zero of="$dir/f" bs=64k count=64 oflag=direct status=none >/dev/null 2>"$TMP/err" ||
+		{ rm -rf "$dir"; fail "exit $?: $(tail -2 "$TMP/err")"; return; }
+	rm -rf "$dir"
+	h=$(grep '^kdist: hint: ' "$TMP/err")
+	# an END the interrupt took from dd itself (still on the CPU) matches
+	[[ $h =~ [0-9]+\ STARTs\ were\ replaced\ by\ the\ next\ before\ an\ END\ came,\ [0-9]+\ found\ one,\ matched\ by\ tid:\ try\ --key\ with\ a\ field\ both\ events\ have:\ .*sector ]] ||
+		{ fail "hint '$h'; $(grep unmatched "$TMP/err")"; return; }
+	pass "${h#kdist: }"
+}
+
 # Without root, every command that loads BPF (probe too) says that root
 # is needed, instead of what the kernel would lack.
 test_cli_not_root() {

@@ -40,18 +40,25 @@ out:
 	free(f);
 }
 
-/* pair: when almost every END found no START, the key is the likely
- * mistake; say so once, with the fields a --key could name. */
+/* pair: when almost every END found no START, or almost every START was
+ * replaced by the next one of its key before an END came, the key is the
+ * likely mistake; say so once, with the fields a --key could name.  The
+ * second is what a workload (-c, --) sees when its ENDs run in another
+ * task, an interrupt's or a worker's: those are not the workload's, so
+ * they are not counted at all, and its STARTs only replace each other. */
 void pair_key_hint(struct session *s, const struct measurement *m)
 {
 	const char *key = s->opt->key;
-	uint64_t orphans = 0, matched = 0;
+	uint64_t orphans = 0, replaced = 0, matched = 0, missed;
 	const char *start = NULL, *end = NULL;
-	char fields[256];
+	char fields[256], what[128];
 
-	for (int i = 0; i < m->ndrops; i++)
+	for (int i = 0; i < m->ndrops; i++) {
 		if (!strcmp(m->drops[i].name, "end_without_start"))
 			orphans = m->drops[i].value;
+		else if (!strcmp(m->drops[i].name, "start_replaced"))
+			replaced = m->drops[i].value;
+	}
 	for (int i = 0; i < m->ngroups; i++)
 		matched += m->groups[i].h.count;
 	for (int i = 0; i < m->nevents; i++) {
@@ -60,12 +67,17 @@ void pair_key_hint(struct session *s, const struct measurement *m)
 		else if (!strcmp(m->events[i].role, "end"))
 			end = m->events[i].spec;
 	}
-	if (!start || !end || orphans < 20 || matched * 10 > orphans)
+	missed = orphans > replaced ? orphans : replaced;
+	if (!start || !end || missed < 20 || matched * 10 > missed)
 		return;
+	if (orphans >= replaced)
+		snprintf(what, sizeof(what), "%llu ENDs found no START, %llu did",
+			 (unsigned long long)orphans, (unsigned long long)matched);
+	else
+		snprintf(what, sizeof(what), "%llu STARTs were replaced by the next before an END came, %llu found one",
+			 (unsigned long long)replaced, (unsigned long long)matched);
 	shared_fields(start, end, fields, sizeof(fields));
-	kd_err("hint: %llu ENDs found no START, %llu did, matched by %s: %s%s%s",
-	       (unsigned long long)orphans, (unsigned long long)matched,
-	       key && *key ? key : "tid",
+	kd_err("hint: %s, matched by %s: %s%s%s", what, key && *key ? key : "tid",
 	       fields[0] ? "try --key with a field both events have: " :
 			   "the events share no field: try --key START_FIELD=END_FIELD",
 	       fields, fields[0] ? " (or START_FIELD=END_FIELD)" : "");

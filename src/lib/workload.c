@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -165,9 +166,13 @@ int workload_prepare(struct workload *w, const char *cmd, char **argv)
 		return err;
 	}
 	if (w->pid == 0) {
+		const char *prog = cmd ? "sh" : argv[0];
 		char go;
 		sigset_t all;
 
+		/* the few calls between the go and exec are the workload's:
+		 * named as it will be (its comm after exec), not "kdist" */
+		prctl(PR_SET_NAME, strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog);
 		/* hold until the probes are attached; EOF means kdist gave up */
 		close(pfd[1]);
 		if (read(pfd[0], &go, 1) != 1)

@@ -430,3 +430,15 @@ test_cli_did_you_mean() {
 	no_leftovers || { fail "programs left after the mistakes"; return; }
 	pass "commands, options, events and a workload without --: one line each, the nearest word, exit 2"
 }
+
+# The workload's calls between kdist's go and its exec (unblocking its
+# signals, its stdout onto stderr, execve itself) are the workload's, named
+# as it will be: no group is named after kdist.
+test_cli_workload_named_before_exec() {
+	local comms
+	"$KDIST" syscalls --by comm -o json -- "$WL/sleeper" 3 1 >"$TMP/wn.json" 2>"$TMP/wn.err" ||
+		{ fail "exit $?: $(tail -2 "$TMP/wn.err")"; return; }
+	comms=$(json "$TMP/wn.json" "' '.join(sorted({g['by']['comm'] for g in d['groups']}))")
+	[ "$comms" = sleeper ] || { fail "groups named: $comms (only sleeper)"; return; }
+	pass "every call of the workload under its own name, execve included ($(json "$TMP/wn.json" "sum(g['count'] for g in d['groups'])") calls)"
+}

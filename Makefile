@@ -39,6 +39,17 @@ endif
 endif
 VMLINUX_DIR := vmlinux/$(ARCH)
 
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+# One short line a step ("  CC      build/x.o"); `make V=1` shows the
+# whole commands.
+ifeq ($(V),1)
+Q :=
+say =
+else
+Q := @
+say = @printf '  %-8s %s\n' '$(1)' '$@'
+endif
+
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation \
 	  -I$(BUILD) -Isrc -MMD -MP
@@ -77,7 +88,8 @@ all: $(BUILD)/kdist $(WORKLOADS)
 # nothing kdist does needs the third (README, "Installing"); those
 # warnings are left out of the build's output, any other shown
 $(BUILD)/kdist: $(OBJS)
-	$(CC) $(LDFLAGS) $(KDIST_LDFLAGS) -o $@ $^ $(KDIST_LDLIBS) 2>$@.ld || { cat $@.ld >&2; exit 1; }
+	$(call say,LD)
+	$(Q)$(CC) $(LDFLAGS) $(KDIST_LDFLAGS) -o $@ $^ $(KDIST_LDLIBS) 2>$@.ld || { cat $@.ld >&2; exit 1; }
 	@awk '/: in function / { f = $$0; next } /in statically linked applications requires/ { f = ""; next } \
 		{ if (f != "") print f; f = ""; print }' $@.ld >&2; rm -f $@.ld
 
@@ -85,22 +97,26 @@ $(BUILD)/kdist: $(OBJS)
 $(OBJS): | $(SKELS)
 
 $(BUILD)/%.o: %.c | $(BUILD)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(call say,CC)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/%.bpf.o: %.bpf.c | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+	$(call say,BPF)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 # pair's object once more without BPF atomics, for kernels before 5.12
 # (kernel/common.bpf.h): its programs, maps and their order are the same,
 # so the one skeleton opens either object's bytes (pair_load.c).
 $(BUILD)/pair_noatomics.bpf.o: src/cmd/pair/pair.bpf.c | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -DKDIST_NO_ATOMICS -c -o $@ $<
+	$(call say,BPF)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DKDIST_NO_ATOMICS -c -o $@ $<
 
 # Kept (not removed as intermediates): the tests read program names from them.
 .SECONDARY: $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(notdir $(BPF_SRCS))) $(BUILD)/pair_noatomics.bpf.o
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< > $@
+	$(call say,GEN-SKEL)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Syscall names of the architecture built for, from a table in the tree
 # (src/syscalls/ARCH.tbl, as new as the newest kernel kdist supports), not
@@ -108,13 +124,15 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 SYSCALL_ARCH_x86 := x86_64
 SYSCALL_ARCH_arm64 := aarch64
 $(BUILD)/syscall_names.h: src/syscalls/$(SYSCALL_ARCH_$(ARCH)).tbl | $(BUILD)
-	awk '!/^#/ && NF == 2 { printf "[%d] = \"%s\",\n", $$1, $$2 }' $< > $@
+	$(call say,GEN)
+	$(Q)awk '!/^#/ && NF == 2 { printf "[%d] = \"%s\",\n", $$1, $$2 }' $< > $@
 $(BUILD)/format.o: $(BUILD)/syscall_names.h
 
 # The HTML view's style and script, kept readable in src/, as C strings.
 EMBED = sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/'
 $(BUILD)/report_assets.h: src/view/report.css src/view/report.js | $(BUILD)
-	{ echo 'static const char report_css[] ='; $(EMBED) src/view/report.css; echo ';'; \
+	$(call say,GEN)
+	$(Q){ echo 'static const char report_css[] ='; $(EMBED) src/view/report.css; echo ';'; \
 	  echo 'static const char report_js[] ='; $(EMBED) src/view/report.js; echo ';'; } > $@
 $(BUILD)/html.o $(BUILD)/asan/html.o: $(BUILD)/report_assets.h
 
@@ -130,7 +148,8 @@ $(BUILD)/version.h: FORCE | $(BUILD)
 $(BUILD)/main.o: $(BUILD)/version.h
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+	$(call say,LD)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 # The layers that know nothing of BPF (lib, syms, model, view): their
 # tests link all of these layers' objects and nothing else, without libbpf,
@@ -140,21 +159,24 @@ LOWER_LAYERS := lib syms model view
 LOWER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(notdir $(filter $(LOWER_LAYERS:%=src/%/%),$(SRCS))))
 LOWER_TESTS := $(patsubst %,$(BUILD)/tests/test_%,hist measure output reader diffstat flame heatmap prom progress util syms)
 $(LOWER_TESTS): $(BUILD)/tests/%: tests/unit/%.c $(LOWER_OBJS) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter-out -lbpf,$(LDLIBS))
+	$(call say,LD)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(filter-out -lbpf,$(LDLIBS))
 
 # Test workloads are plain programs with symbols kept for uprobes.
 $(BUILD)/tests/%: tests/workloads/%.c | $(BUILD)/tests
-	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -Wall -pthread -o $@ $<
+	$(call say,LD)
+	$(Q)$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -Wall -pthread -o $@ $<
 $(WORKLOADS): tests/workloads/report.h
 
 # One static program: a container image of one file (container.test.sh).
 WORKLOADS += $(BUILD)/tests/getppid_static
 all: $(BUILD)/tests/getppid_static
 $(BUILD)/tests/getppid_static: tests/workloads/getppid_loop.c | $(BUILD)/tests
-	$(CC) -O1 -static -Wall -o $@ $<
+	$(call say,LD)
+	$(Q)$(CC) -O1 -static -Wall -o $@ $<
 
 $(BUILD) $(BUILD)/tests:
-	mkdir -p $@
+	$(Q)mkdir -p $@
 
 # deps: everything (check, bench, fuzz); deps-build: building and the demo.
 deps:
@@ -166,12 +188,13 @@ deps-build:
 	@scripts/deps.sh build
 
 demo: deps-build
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@scripts/demo.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
-	@$(MAKE) --no-print-directory ARCH=arm64 deps all	# the arm64 VM tier's kdist and workloads
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory ARCH=arm64 deps
+	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=arm64 all	# the arm64 VM tier's kdist and workloads
 	@tests/run-all.sh
 
 # the fast tiers alone (unit, asan, host, doc: no VM), stopping at the
@@ -217,9 +240,11 @@ clean:
 
 # The benchmark's floor: empty programs on the same hooks.
 $(BUILD)/floor.bpf.o: bench/floor.bpf.c | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
+	$(call say,BPF)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c -o $@ $<
 $(BUILD)/floor: bench/floor.c $(BUILD)/floor.skel.h
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+	$(call say,LD)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
 
 # Installed like any tool: the binary, kdist(1) and bash completion.  The
 # man page and the completion are made by kdist itself from its command
@@ -234,9 +259,11 @@ INSTALL ?= install
 all: $(BUILD)/kdist.1 $(BUILD)/kdist.bash
 
 $(BUILD)/kdist.1: docs/kdist.1.in $(BUILD)/kdist
-	$(RUN) $(BUILD)/kdist __expand $< > $@
+	$(call say,GEN)
+	$(Q)$(RUN) $(BUILD)/kdist __expand $< > $@
 $(BUILD)/kdist.bash: scripts/kdist.bash.in $(BUILD)/kdist
-	$(RUN) $(BUILD)/kdist __expand $< > $@
+	$(call say,GEN)
+	$(Q)$(RUN) $(BUILD)/kdist __expand $< > $@
 
 install: $(BUILD)/kdist $(BUILD)/kdist.1 $(BUILD)/kdist.bash
 	$(INSTALL) -D -m 0755 $(BUILD)/kdist $(DESTDIR)$(BINDIR)/kdist
@@ -287,23 +314,28 @@ $(ASAN_LIB_OBJS): | deps $(SKELS) $(BUILD)/syscall_names.h
 
 $(ASAN)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -c -o $@ $<
+	$(call say,CC-SAN)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -c -o $@ $<
 
 $(ASAN)/tests/%: tests/unit/%.c $(ASAN_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(ASAN_LDLIBS)
+	$(call say,LD-SAN)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(ASAN_LDLIBS)
 
 $(ASAN)/fuzz_%.o: tests/fuzz/fuzz_%.c
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -c -o $@ $<
+	$(call say,CC-SAN)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -c -o $@ $<
 
 $(ASAN)/replay/%: $(ASAN)/fuzz_%.o tests/fuzz/replay.c $(ASAN_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(ASAN_LDLIBS)
+	$(call say,LD-SAN)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -o $@ $(filter %.c %.o,$^) $(ASAN_LDLIBS)
 
 $(ASAN)/fuzz/%: $(ASAN)/fuzz_%.o $(ASAN_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CLANG) $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(ASAN_LDLIBS)
+	$(call say,LD-SAN)
+	$(Q)$(CLANG) $(SAN_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(ASAN_LDLIBS)
 
 .SECONDARY: $(patsubst %,$(ASAN)/fuzz_%.o,$(FUZZ_NAMES))
 -include $(wildcard $(ASAN)/*.d $(ASAN)/tests/*.d $(ASAN)/replay/*.d $(ASAN)/fuzz/*.d)

@@ -326,7 +326,7 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	size_t largest = sizeof(uint64_t);
 	int err;
 
-	e->drops_fd = e->cost_fd = e->window_fd = -1;
+	e->drops_fd = e->cost.cost_fd = e->cost.window_fd = -1;
 	e->ncpu = libbpf_num_possible_cpus();
 	if (e->ncpu <= 0)
 		return e->ncpu ? e->ncpu : -ENODEV;
@@ -375,7 +375,7 @@ int engine_load(struct engine *e, struct bpf_object_skeleton *s,
 	}
 	err = task_filter_attach(e);
 	if (!err)
-		err = cost_attach(e);
+		err = cost_attach(&e->cost, e->obj, e->ncpu);
 	if (err)
 		return err;
 	engine_reset(e);
@@ -455,7 +455,7 @@ void engine_reset(struct engine *e)
 	e->misses0 = pc.misses;
 	e->runs0 = pc.runs;
 	e->run_ns0 = pc.run_ns;
-	cost_reset(e);
+	cost_reset(&e->cost);
 }
 
 /* Closing a perf-event link waits for an RCU tasks-trace grace period
@@ -467,7 +467,7 @@ void engine_reset(struct engine *e)
 void engine_close(struct engine *e)
 {
 	/* the sampler reads the cost maps: not once they are closed */
-	cost_detach(e);
+	cost_detach(&e->cost);
 	engine_links_destroy(&e->links);
 	/* fentry links: closing one waits for RCU tasks grace periods under
 	 * ftrace's locks, so closing them in parallel gains nothing */
@@ -587,7 +587,7 @@ int engine_read(struct engine *e, struct measurement *m)
 		measurement_add_drop(m, "skipped_by_kernel", pc.misses - e->misses0);
 	cost.runs = pc.runs - e->runs0;
 	cost.run_ns = pc.run_ns - e->run_ns0;
-	cost.sampled = cost_window(e, &runs, &run_ns);
+	cost.sampled = cost_window(&e->cost, &runs, &run_ns);
 	if (cost.sampled > 0 && cost.sampled < 1) {
 		/* the windows' share of the programs' work, scaled up */
 		cost.runs = runs / cost.sampled + 0.5;

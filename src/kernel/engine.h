@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/owncost.h"
 
 struct bpf_object;
 struct bpf_object_skeleton;
@@ -65,23 +66,9 @@ struct engine {
 	 * (func's fentry clones): engine_fd() */
 	int *link_fds, *prog_fds;
 	size_t nlink_fds, nprog_fds;
-	bool stats;			/* holds a reference on the run-time stats */
-	/* the programs' own timing (owncost.bpf.h): what they add up, per
-	 * CPU, and the window's switch; the sampler's buffer for the former */
-	int cost_fd, window_fd;
-	struct kd_cost *cost_buf;
 	/* program counters when the measurement started (engine_reset) */
 	uint64_t misses0, runs0, run_ns0;
-	uint64_t t0;			/* then, on the monotonic clock */
-	/* the cost windows since then (owncost.c): their time and what the
-	 * programs added up in them; the open window's start */
-	uint64_t win_ns, win_runs, win_run_ns;
-	uint64_t w_t, w_runs, w_run_ns;
-	bool w_open;			/* the window is set in the programs' map */
-	/* ... and the run's last window: an interval without a window of
-	 * its own (-i) is estimated from it */
-	uint64_t last_win_ns, last_win_runs, last_win_run_ns;
-	struct engine *next_sampled;
+	struct cost_state cost;		/* kdist's own cost: owncost.c's alone */
 	struct ring_buffer *spill_rb;	/* NULL: the object has no spill ring */
 	int spill_err;			/* a record could not be kept: -errno */
 	uint64_t nspilled;		/* events taken, for -v */

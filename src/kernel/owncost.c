@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kdist's own cost, per engine: see owncost.h. */
 #include "kernel/owncost.h"
-#include "kernel/engine.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -41,7 +40,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t stop_cv;
 	bool running, stop;
-	struct engine *sampled;
+	struct cost_state *sampled;
 } sampler = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Sleep ms unless told to stop (lock held); true when told to stop. */
@@ -64,21 +63,21 @@ static bool sampler_sleep(unsigned int ms)
 /* The runs and time e's programs added up in windows, summed over the CPUs
  * (the sampler's own buffer: e->buf is the main thread's); false when e
  * has no cost map or it cannot be read. */
-static bool own_cost(struct engine *e, struct kd_cost *sum)
+static bool own_cost(struct cost_state *e, struct kd_cost *sum)
 {
 	__u32 zero = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	if (e->cost_fd < 0 || bpf_map_lookup_elem(e->cost_fd, &zero, e->cost_buf))
+	if (e->cost_fd < 0 || bpf_map_lookup_elem(e->cost_fd, &zero, e->buf))
 		return false;
 	for (int c = 0; c < e->ncpu; c++) {
-		sum->runs += e->cost_buf[c].runs;
-		sum->ns += e->cost_buf[c].ns;
+		sum->runs += e->buf[c].runs;
+		sum->ns += e->buf[c].ns;
 	}
 	return true;
 }
 
-static void window_set(struct engine *e, __u32 open)
+static void window_set(struct cost_state *e, __u32 open)
 {
 	__u32 zero = 0;
 
@@ -87,7 +86,7 @@ static void window_set(struct engine *e, __u32 open)
 }
 
 /* Open e's window: its programs time themselves from now on. */
-static void window_open(struct engine *e)
+static void window_open(struct cost_state *e)
 {
 	struct kd_cost c;
 
@@ -103,7 +102,7 @@ static void window_open(struct engine *e)
 /* Close e's window once its programs ran in it, or anyway when force:
  * false while it stays open.  Closed even when the window does not count
  * (e was reset meanwhile): its programs would go on timing every run. */
-static bool window_close(struct engine *e, bool force)
+static bool window_close(struct cost_state *e, bool force)
 {
 	struct kd_cost c;
 	uint64_t t;
@@ -144,7 +143,7 @@ static void *sampler_run(void *arg)
 
 	pthread_mutex_lock(&sampler.lock);
 	while (!sampler.stop) {
-		struct engine *e;
+		struct cost_state *e;
 		unsigned int open_ms = 0;
 		bool open = true;
 
@@ -169,9 +168,9 @@ static void *sampler_run(void *arg)
 	return arg;
 }
 
-static void sampler_list(struct engine *e, bool in)
+static void sampler_list(struct cost_state *e, bool in)
 {
-	struct engine **p;
+	struct cost_state **p;
 
 	pthread_mutex_lock(&sampler.lock);
 	for (p = &sampler.sampled; *p && *p != e; p = &(*p)->next_sampled)
@@ -233,7 +232,7 @@ void cost_wanted(bool on)
 	stats_off = !on;
 }
 
-static void stats_get(struct engine *e)
+static void stats_get(struct cost_state *e)
 {
 	if (!stats_users++) {
 		stats_fd = -1;
@@ -252,7 +251,7 @@ static void stats_get(struct engine *e)
 		sampler_list(e, true);
 }
 
-static void stats_put(struct engine *e)
+static void stats_put(struct cost_state *e)
 {
 	if (!e->stats)
 		return;
@@ -270,7 +269,7 @@ static void stats_put(struct engine *e)
  * what its programs added up in them (without a window since then, the
  * run's last window, as its share of that time): 1 and nothing when the
  * kernel's statistics are on throughout (-v) or the cost is off. */
-double cost_window(struct engine *e, uint64_t *runs, uint64_t *run_ns)
+double cost_window(struct cost_state *e, uint64_t *runs, uint64_t *run_ns)
 {
 	double share;
 	bool last;
@@ -334,21 +333,22 @@ int cost_prepare(struct bpf_object *obj)
 	return 0;
 }
 
-int cost_attach(struct engine *e)
+int cost_attach(struct cost_state *e, struct bpf_object *obj, int ncpu)
 {
-	struct bpf_map *map = bpf_object__find_map_by_name(e->obj, "kd_cost");
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "kd_cost");
 
-	e->cost_buf = map ? calloc(e->ncpu, sizeof(*e->cost_buf)) : NULL;
-	if (map && !e->cost_buf)
+	e->ncpu = ncpu;
+	e->buf = map ? calloc(ncpu, sizeof(*e->buf)) : NULL;
+	if (map && !e->buf)
 		return -ENOMEM;
 	e->cost_fd = map ? bpf_map__fd(map) : -1;
-	map = bpf_object__find_map_by_name(e->obj, "kd_cost_window");
+	map = bpf_object__find_map_by_name(obj, "kd_cost_window");
 	e->window_fd = map ? bpf_map__fd(map) : -1;
 	stats_get(e);
 	return 0;
 }
 
-void cost_reset(struct engine *e)
+void cost_reset(struct cost_state *e)
 {
 	pthread_mutex_lock(&sampler.lock);
 	e->t0 = now_ns();
@@ -356,11 +356,11 @@ void cost_reset(struct engine *e)
 	pthread_mutex_unlock(&sampler.lock);
 }
 
-void cost_detach(struct engine *e)
+void cost_detach(struct cost_state *e)
 {
 	stats_put(e);
-	free(e->cost_buf);
-	e->cost_buf = NULL;
+	free(e->buf);
+	e->buf = NULL;
 }
 
 int cost_err(void)

@@ -185,6 +185,7 @@ static const char *status_text(int status)
 	case 403: return "Forbidden";
 	case 405: return "Method Not Allowed";
 	case 414: return "URI Too Long";
+	case 429: return "Too Many Requests";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	default: return "Service Unavailable";
@@ -210,12 +211,55 @@ static void respond(struct http_conn *c, int status, struct http_body *b, bool h
 			       "%sConnection: close\r\n\r\n",
 			       status, status_text(status), type, c->out_len,
 			       status == 405 ? "Allow: GET\r\n" :
-			       status == 401 ? "WWW-Authenticate: Basic realm=\"kdist\"\r\n" : "");
+			       status == 401 ? "WWW-Authenticate: Basic realm=\"kdist\"\r\n" :
+			       status == 429 ? "Retry-After: 10\r\n" : "");
 	if (head_only)
 		c->out_len = 0;
 	c->head_off = c->out_off = 0;
 	c->state = C_WRITE;
 	c->deadline = now_ms() + HTTP_TIMEOUT_MS;
+}
+
+/* peer's count of wrong passwords in the current window: its entry, or a
+ * new one in place of an expired or the oldest entry. */
+static unsigned int *auth_fails(struct http_server *h, const unsigned char *peer, uint64_t now)
+{
+	int free_i = 0;
+
+	for (int i = 0; i < HTTP_AUTH_CLIENTS; i++) {
+		if (now - h->auth_fails[i].since >= HTTP_AUTH_WINDOW_MS)
+			h->auth_fails[i].n = 0;
+		if (h->auth_fails[i].n && !memcmp(h->auth_fails[i].peer, peer, 16))
+			return &h->auth_fails[i].n;
+		if (h->auth_fails[i].n && (!h->auth_fails[free_i].n ||
+					   h->auth_fails[i].since >= h->auth_fails[free_i].since))
+			continue;
+		free_i = i;
+	}
+	memcpy(h->auth_fails[free_i].peer, peer, 16);
+	h->auth_fails[free_i].since = now;
+	h->auth_fails[free_i].n = 0;
+	return &h->auth_fails[free_i].n;
+}
+
+/* 0 when the Authorization value v (n bytes, NULL: none) names a user
+ * with the right password, else 401, or 429 for a client whose wrong
+ * passwords reached HTTP_AUTH_FAILS in the window (http.h). */
+static int auth_status(struct http_server *h, const unsigned char *peer, const char *v, size_t n)
+{
+	unsigned int *fails;
+
+	if (!v)
+		return 401;
+	if (webconfig_auth_known(h->web, v, n))
+		return 0;
+	fails = auth_fails(h, peer, now_ms());
+	if (*fails >= HTTP_AUTH_FAILS)
+		return 429;
+	if (webconfig_auth(h->web, v, n))
+		return 0;
+	++*fails;
+	return 401;
 }
 
 /* The value of the first header line named name (with its ':') in req
@@ -384,10 +428,11 @@ static void handle_request(struct http_server *h, struct http_conn *c)
 	if (h->web && h->web->nusers) {
 		size_t n;
 		const char *v = header(c->req, "authorization:", &n);
+		int status = auth_status(h, c->peer, v, n);
 
-		if (!v || !webconfig_auth(h->web, v, n)) {
+		if (status) {
 			h->rejected++;
-			respond(c, 401, NULL, false);
+			respond(c, status, NULL, false);
 			return;
 		}
 	}
@@ -610,23 +655,38 @@ static void peer_key(const struct sockaddr_storage *ss, unsigned char key[16])
 	}
 }
 
-/* A slot for a new connection from peer: the one of the oldest client
- * still sending its request, from peer only if given, read once more
- * first so that a request already here is answered rather than dropped.
- * NULL: every such connection is being answered. */
+/* The oldest connection in state st, from peer only if given, or NULL. */
+static struct http_conn *oldest(struct http_server *h, enum conn_state st, const unsigned char *peer)
+{
+	struct http_conn *v = NULL;
+
+	for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+		struct http_conn *c = &h->conns[i];
+
+		if (c->fd < 0 || c->state != st || (peer && memcmp(c->peer, peer, 16)))
+			continue;
+		if (!v || c->start < v->start)
+			v = c;
+	}
+	return v;
+}
+
+/* A slot for a new connection from peer (from peer only, if given): the
+ * oldest one whose answer is sent and that the client only holds open,
+ * else the one of the oldest client still sending its request, read once
+ * more first so that a request already here is answered rather than
+ * dropped.  NULL: every connection is being answered. */
 static struct http_conn *evict(struct http_server *h, const unsigned char *peer)
 {
+	struct http_conn *done = oldest(h, C_DRAIN, peer);
+
+	if (done) {
+		conn_close(h, done);
+		return done;
+	}
 	for (;;) {
-		struct http_conn *v = NULL;
+		struct http_conn *v = oldest(h, C_READ, peer);
 
-		for (int i = 0; i < HTTP_MAX_CONNS; i++) {
-			struct http_conn *c = &h->conns[i];
-
-			if (c->fd < 0 || c->state != C_READ || (peer && memcmp(c->peer, peer, 16)))
-				continue;
-			if (!v || c->start < v->start)
-				v = c;
-		}
 		if (!v)
 			return NULL;
 		conn_read(h, v);

@@ -30,6 +30,14 @@
 #define HTTP_MAX_PER_CLIENT 64
 #define HTTP_HEADER_TIMEOUT_MS 3000
 #define HTTP_TIMEOUT_MS 10000
+/* Wrong passwords: each costs a bcrypt on the serving loop, so a client
+ * (an address, IPv6: a /64) gets at most HTTP_AUTH_FAILS of them checked
+ * in HTTP_AUTH_WINDOW_MS; beyond, 429 without a check.  The last value
+ * accepted is known without one, so scrapes with the right password are
+ * answered from any client.  HTTP_AUTH_CLIENTS clients are followed. */
+#define HTTP_AUTH_FAILS 5
+#define HTTP_AUTH_WINDOW_MS 10000
+#define HTTP_AUTH_CLIENTS 64
 
 /* The exposition formats, as the Accept header chooses them (in the order
  * of enum prom_format), and their Content-Types. */
@@ -80,6 +88,11 @@ struct http_server {
 	int spare_fd;			/* given up to accept at EMFILE */
 	uint64_t paused_until;		/* ms: no accept before (out of fds) */
 	uint64_t requests, rejected;	/* served; refused, evicted or timed out */
+	struct {
+		unsigned char peer[16];
+		uint64_t since;		/* ms: the window's start */
+		unsigned int n;		/* wrong passwords in it */
+	} auth_fails[HTTP_AUTH_CLIENTS];
 };
 
 /* Listen on "ADDR:PORT" (IPv4, or [IPv6]:PORT).  0 or -errno, said. */

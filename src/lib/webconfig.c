@@ -338,6 +338,27 @@ void webconfig_free(struct webconfig *wc)
 	*wc = (struct webconfig){ 0 };
 }
 
+/* The credentials of an Authorization value (after "Basic " and blanks)
+ * in *value and *len; false when it is not basic auth. */
+static bool basic_credentials(const char **value, size_t *len)
+{
+	if (*len < 6 || strncasecmp(*value, "Basic ", 6))
+		return false;
+	*value += 6;
+	*len -= 6;
+	while (*len && **value == ' ')
+		++*value, --*len;
+	return true;
+}
+
+/* a scrape every few seconds need not cost a bcrypt each time: the last
+ * value accepted is remembered, and compared in constant time */
+bool webconfig_auth_known(const struct webconfig *wc, const char *value, size_t len)
+{
+	return wc->nusers && wc->good && basic_credentials(&value, &len) && strlen(wc->good) == len &&
+	       !CRYPTO_memcmp(wc->good, value, len);
+}
+
 bool webconfig_auth(struct webconfig *wc, const char *value, size_t len)
 {
 	unsigned char cred[512];
@@ -348,16 +369,10 @@ bool webconfig_auth(struct webconfig *wc, const char *value, size_t len)
 	int n, pad, user = 0;
 	bool ok;
 
-	if (!wc->nusers || len < 6 || strncasecmp(value, "Basic ", 6))
-		return false;
-	value += 6;
-	len -= 6;
-	while (len && *value == ' ')
-		value++, len--;
-	/* a scrape every few seconds need not cost a bcrypt each time: the
-	 * last value accepted is remembered */
-	if (wc->good && strlen(wc->good) == len && !CRYPTO_memcmp(wc->good, value, len))
+	if (webconfig_auth_known(wc, value, len))
 		return true;
+	if (!wc->nusers || !basic_credentials(&value, &len))
+		return false;
 	if (!len || len % 4 || len / 4 * 3 >= sizeof(cred))
 		return false;
 	/* padding: at most two '=', at the end ("====" decodes to nothing) */

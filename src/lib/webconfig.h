@@ -56,7 +56,9 @@ int webconfig_load(const char *path, struct webconfig *wc);
 void webconfig_free(struct webconfig *wc);
 
 /* Whether an Authorization header value (len bytes) names a user of wc
- * with the right password. */
+ * with the right password: a bcrypt, unless webconfig_auth_known. */
 bool webconfig_auth(struct webconfig *wc, const char *value, size_t len);
+/* Whether it is the last value accepted: no bcrypt. */
+bool webconfig_auth_known(const struct webconfig *wc, const char *value, size_t len);
 
 #endif

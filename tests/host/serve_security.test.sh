@@ -254,6 +254,60 @@ test_serve_web_config_bad() {
 	pass "$i bad web configs, a missing one and a FIFO: exit 2, one line naming the file, nothing loaded"
 }
 
+# Clients that hold their connections open once answered (128 of them,
+# every slot, from two addresses) cannot keep a scrape from a third out:
+# such a connection is the first given up for a new one.
+test_serve_answered_held() {
+	local got
+	serve_start --measure runq || { fail "start"; return; }
+	got=$(python3 - "$SERVE_PORT" <<-'EOF'
+	import socket, subprocess, sys, time
+	port = int(sys.argv[1])
+	held = []
+	for src in ["127.0.0.2", "127.0.0.3"]:
+	    for _ in range(64):
+	        s = socket.socket()
+	        s.settimeout(10)
+	        s.bind((src, 0))
+	        s.connect(("127.0.0.1", port))
+	        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	        data = b""
+	        while b"\r\n\r\n" not in data:
+	            data += s.recv(65536)
+	        held.append(s)	# answered, and held open
+	codes = [subprocess.run(["curl", "-s", "-o", "/dev/null", "--max-time", "10", "-w", "%{http_code}",
+	                         "--interface", "127.0.0.1", "http://127.0.0.1:%d/metrics" % port],
+	                        capture_output=True, text=True).stdout for _ in range(5)]
+	print(len(held), " ".join(codes))
+	EOF
+	)
+	serve_stop || { fail "stop"; return; }
+	[ "$got" = "128 200 200 200 200 200" ] || { fail "held connections, then 5 scrapes: $got (128 200 200 200 200 200)"; return; }
+	pass "128 answered connections held open from two clients: 5 scrapes from a third all 200"
+}
+
+# Wrong passwords cost a bcrypt each on the serving loop: a client gets 5
+# checked in 10 s, then 429 without a check; another client is checked as
+# before, and the right password, once accepted, is known without a bcrypt
+# from any client, the throttled one too.
+test_serve_auth_throttled() {
+	local codes=() c
+	tls_files "$TMP/tls" || { skip "openssl failed"; return; }
+	printf 'basic_auth_users:\n  prom: %s\n' "$TLS_HASH" >"$TMP/auth.yml"
+	serve_start --measure runq --web-config "$TMP/auth.yml" || { fail "start"; return; }
+	for _ in 1 2 3 4 5 6; do
+		codes+=("$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' --interface 127.0.0.1 -u prom:wrong "$SERVE_URL/metrics")")
+	done
+	codes+=("$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' --interface 127.0.0.2 -u prom:secret "$SERVE_URL/metrics")")
+	codes+=("$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' --interface 127.0.0.1 -u prom:secret "$SERVE_URL/metrics")")
+	codes+=("$(curl -s -D - -o /dev/null --max-time 10 --interface 127.0.0.1 -u prom:wrong "$SERVE_URL/metrics" | tr -d '\r' | grep -c '^Retry-After: 10$')")
+	serve_stop || { fail "stop"; return; }
+	c="${codes[*]}"
+	[ "$c" = "401 401 401 401 401 429 200 200 1" ] ||
+		{ fail "6 wrong from one client, right from another, right from the first, Retry-After: $c (401 x5 429 200 200 1)"; return; }
+	pass "5 wrong passwords checked, the 6th 429 (Retry-After: 10) unchecked; the right one answered from another client and, known, from the throttled one"
+}
+
 # A client that sends a request and resets the connection (SO_LINGER 0)
 # before the answer: the server's write to it must not raise SIGPIPE,
 # which would end kdist serve (exit 141) before any authentication.

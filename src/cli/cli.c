@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "model/explain.h"
 #include "kernel/container.h"
+#include "kernel/engine.h"
 #include "cmd/func/func.h"
 #include "lib/util.h"
 #include "view/format.h"
@@ -504,7 +505,11 @@ static int set_option(int id, const char *arg, const struct command *c, struct o
 	case O_ALLOW_HOST: o->allow_hosts = arg; break;
 	case O_USER: o->user = arg; break;
 	case O_WEB_CONFIG: o->web_config = arg; break;
-	case O_BTF: kd_btf_file = arg; break;
+	case O_BTF:
+		if (engine_btf_check(arg))
+			return -EINVAL;
+		kd_btf_file = arg;
+		break;
 	case O_OTLP: o->otlp = arg; break;
 	case O_OTLP_INTERVAL: o->otlp_interval = d; break;
 	case O_VERBOSE: kd_verbose_level++; break;

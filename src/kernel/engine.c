@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 /* Where a kernel's types are looked for when it has no BTF of its own:
@@ -37,6 +39,37 @@ static const char *const btf_paths[] = {
 };
 static int btf_err;
 
+int engine_btf_check(const char *path)
+{
+	libbpf_print_fn_t print;
+	char why[128];
+	struct stat st;
+	struct btf *btf;
+	int err;
+
+	if (stat(path, &st)) {
+		err = -errno;
+		kd_err("bad --btf %s: %s", path, strerror(-err));
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		kd_err("bad --btf %s: not a regular file", path);
+		return -EINVAL;
+	}
+	/* the one line below says it: not libbpf's own too */
+	print = libbpf_set_print(NULL);
+	btf = btf__parse(path, NULL);
+	err = libbpf_get_error(btf);
+	libbpf_set_print(print);
+	if (err) {
+		libbpf_strerror(err, why, sizeof(why));
+		kd_err("bad --btf %s: no BTF in it (%s): give a .btf file or a vmlinux with BTF", path, why);
+		return -EINVAL;
+	}
+	btf__free(btf);
+	return 0;
+}
+
 const struct bpf_object_open_opts *engine_open_opts(void)
 {
 	static char path[PATH_MAX];
@@ -47,12 +80,7 @@ const struct bpf_object_open_opts *engine_open_opts(void)
 		return &o;
 	o.sz = sizeof(o);
 	if (kd_btf_file) {
-		if (access(kd_btf_file, R_OK)) {
-			kd_err("bad --btf %s: %s", kd_btf_file, strerror(errno));
-			kd_bad_input = true;
-			btf_err = -EINVAL;
-		}
-		o.btf_custom_path = kd_btf_file;
+		o.btf_custom_path = kd_btf_file;	/* checked with the options */
 		return &o;
 	}
 	if (!access("/sys/kernel/btf/vmlinux", R_OK) || uname(&u))

@@ -82,6 +82,11 @@ struct engine {
  * --btf FILE, or where the kernel has no /sys/kernel/btf/vmlinux from the
  * first file of the search path (docs/kernels.md).  When there is none it
  * says so in one line and engine_opened() fails, before anything loads. */
+/* --btf FILE: a regular file (a FIFO would block the open, with Ctrl-C
+ * held off) that libbpf reads as BTF, raw or in an ELF file.  0, or
+ * -errno after one line naming it; checked with the options, before
+ * anything is loaded. */
+int engine_btf_check(const char *path);
 const struct bpf_object_open_opts *engine_open_opts(void);
 int engine_opened(const void *skel);
 /* Load the opened skeleton s (skel->skeleton) and get ready to read it:

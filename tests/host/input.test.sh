@@ -99,6 +99,9 @@ input_cases() {
 2|bad --fields: sched:sched_switch's record fields .*do not mix|trace sched:sched_switch --fields 'prev_pid,next->comm'
 2|bad field 'prev->comx' of sched:sched_switch: struct task_struct has no member 'comx'|trace sched:sched_switch --fields 'prev->comx'
 2|no type 'struct nosuch' in the kernel's BTF|trace sched:sched_switch --fields '(struct nosuch *)prev->x'
+2|bad --btf '?[^ ]*/btf.fifo'?: not a regular file|syscalls --btf "$TMP/btf.fifo"
+2|bad --btf '?[^ ]*/garbage.btf'?: no BTF in it|syscalls --btf "$TMP/garbage.btf"
+2|bad --btf '?/nonexistent.btf'?: No such file|syscalls --btf /nonexistent.btf
 EOF
 }
 
@@ -117,6 +120,9 @@ test_bad_input_table() {
 		skip "strace missing (scripts/deps.sh installs it)"
 		return
 	fi
+	# --btf given a FIFO (it blocked the open, Ctrl-C held off) and garbage
+	mkfifo "$TMP/btf.fifo"
+	head -c 4096 /dev/urandom >"$TMP/garbage.btf"
 	while IFS='|' read -r want re args; do
 		n=$((n + 1))
 		eval "{ time timeout 5 \"\$KDIST\" $args </dev/null >\"\$TMP/out\" 2>\"\$TMP/err\"; } 2>\"\$TMP/time\""

@@ -524,7 +524,11 @@ static void conn_read(struct http_server *h, struct http_conn *c)
 		return;
 	c->len += r;
 	c->req[c->len] = '\0';
-	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
+	if (memchr(c->req + c->len - r, '\0', r)) {
+		/* no request holds one: the text functions would stop at it */
+		h->rejected++;
+		respond(c, 400, NULL, false);
+	} else if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
 		handle_request(h, c);
 	} else if (c->len == sizeof(c->req) - 1) {
 		h->rejected++;

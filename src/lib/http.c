@@ -306,6 +306,32 @@ static bool has_param(const char *p, size_t n, const char *nv)
 	return false;
 }
 
+/* An Accept weight as RFC 9110 writes it, "0" or "1" with up to three
+ * decimals, from s up to end (a parameter or the element ends it); 0, not
+ * acceptable, for any other text ("0x1p3", "5", "1e0"): strtod would
+ * read those as 8, 5 and 1. */
+static double qvalue(const char *s, const char *end)
+{
+	const char *p = s;
+	double v;
+	int d = 0;
+
+	if (p >= end || (*p != '0' && *p != '1'))
+		return 0;
+	v = *p++ - '0';
+	if (p < end && *p == '.') {
+		double scale = 0.1;
+
+		for (p++; p < end && d < 3 && *p >= '0' && *p <= '9'; p++, d++, scale /= 10)
+			v += (*p - '0') * scale;
+	}
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((p < end && *p != ';') || v > 1)
+		return 0;
+	return v;
+}
+
 enum http_format http_negotiate(const char *accept, size_t len)
 {
 	enum http_format best = HTTP_TEXT;
@@ -325,7 +351,7 @@ enum http_format http_negotiate(const char *accept, size_t len)
 		while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\t'))
 			tl--;
 		if (semi && (q = memmem(semi, e - semi, "q=", 2)) && (q[-1] == ';' || q[-1] == ' '))
-			qv = strtod(q + 2, NULL);
+			qv = qvalue(q + 2, e);
 		if (tl == 28 && !strncasecmp(p, "application/openmetrics-text", 28))
 			f = HTTP_OPENMETRICS;
 		else if (tl == 31 && !strncasecmp(p, "application/vnd.google.protobuf", 31) && semi &&

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "cli/cli.h"
 #include "cmd/serve/serve.h"
+#include "lib/http.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -63,8 +64,36 @@ static void test_many(void)
 	free(text);
 }
 
+static void neg_case(const char *name, const char *accept, enum http_format want)
+{
+	enum http_format got = http_negotiate(accept, strlen(accept));
+
+	check(name, got == want, "'%s': format %d, expected %d", accept, got, want);
+}
+
+/* Accept weights as RFC 9110 writes them; others are "not acceptable" */
+static void test_negotiate(void)
+{
+	neg_case("negotiate_default_text", "", HTTP_TEXT);
+	neg_case("negotiate_openmetrics", "application/openmetrics-text;version=1.0.0", HTTP_OPENMETRICS);
+	neg_case("negotiate_higher_weight", "application/openmetrics-text;q=0.5,text/plain;q=0.6",
+		 HTTP_TEXT);
+	neg_case("negotiate_three_decimals", "text/plain;q=0.501,application/openmetrics-text;q=0.5",
+		 HTTP_TEXT);
+	neg_case("negotiate_hex_weight_not_a_weight",
+		 "text/plain;q=0.2,application/openmetrics-text;q=0x1p3", HTTP_TEXT);
+	neg_case("negotiate_weight_above_one", "text/plain;q=0.2,application/openmetrics-text;q=5",
+		 HTTP_TEXT);
+	neg_case("negotiate_exponent_not_a_weight", "text/plain;q=0.2,application/openmetrics-text;q=1e0",
+		 HTTP_TEXT);
+	neg_case("negotiate_weight_one", "text/plain;q=0.9,application/openmetrics-text;q=1.000",
+		 HTTP_OPENMETRICS);
+	neg_case("negotiate_zero_refuses", "application/openmetrics-text;q=0", HTTP_TEXT);
+}
+
 int main(void)
 {
+	test_negotiate();
 	test_refused_cluster();
 	test_config();
 	test_many();

@@ -17,8 +17,10 @@ int kd_verbose_level;
 const char *kd_btf_file;
 bool kd_bad_input;
 
-/* A quoted value longer than this is echoed as its start and "...". */
+/* A quoted value longer than this is echoed as its start and "...", and
+ * a whole message longer than ECHO_LINE_MAX likewise. */
 #define ECHO_MAX 96
+#define ECHO_LINE_MAX 1024
 const char *kd_err_context;
 
 /* The next quote from s, skipping the apostrophes of words ("kernel's"),
@@ -31,28 +33,71 @@ static char *next_quote(char *text, char *s)
 	return NULL;
 }
 
+/* Write n bytes of s to f with control characters as \xHH: a message
+ * echoes what users and files gave (a config line with ESC or BEL in it),
+ * and a terminal must not act on it. */
+static void put_plain(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+/* text into f, each quoted value longer than ECHO_MAX cut to its start */
+static void put_echo(FILE *f, char *text)
+{
+	char *s, *q, *end;
+
+	for (s = text; (q = next_quote(text, s)) && (end = next_quote(text, q + 1)); s = end + 1) {
+		size_t n = end - q - 1;
+
+		if (n <= ECHO_MAX) {
+			put_plain(f, s, end + 1 - s);
+		} else {
+			put_plain(f, s, q + 1 + ECHO_MAX - s);
+			fprintf(f, "...' (%zu characters)", n);
+		}
+	}
+	put_plain(f, s, strlen(s));
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
-	char *text, *s, *q, *end;
+	char *text, *context = NULL, *line = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
 
-	if (vasprintf(&text, fmt, ap) < 0) {
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	if (text && kd_err_context)
+		context = strdup(kd_err_context);
+	if (text && (!kd_err_context || context))
+		f = open_memstream(&line, &len);
+	if (f) {
+		fputs("kdist: ", f);
+		if (context) {
+			put_echo(f, context);
+			fputs(": ", f);
+		}
+		put_echo(f, text);
+	}
+	free(text);
+	free(context);
+	if (!f || fclose(f)) {
 		fputs("kdist: out of memory\n", stderr);
 		return;
 	}
-	fputs("kdist: ", stderr);
-	if (kd_err_context)
-		fprintf(stderr, "%s: ", kd_err_context);
-	for (s = text; (q = next_quote(text, s)) && (end = next_quote(text, q + 1)); s = end + 1) {
-		size_t len = end - q - 1;
-
-		if (len <= ECHO_MAX)
-			fwrite(s, 1, end + 1 - s, stderr);
-		else
-			fprintf(stderr, "%.*s%.*s...' (%zu characters)", (int)(q + 1 - s), s,
-				ECHO_MAX, q + 1, len);
-	}
-	fprintf(stderr, "%s\n", s);
-	free(text);
+	/* one line of a size a terminal shows, whatever was echoed in it */
+	if (len > ECHO_LINE_MAX)
+		fprintf(stderr, "%.*s... (%zu characters)\n", ECHO_LINE_MAX, line, len);
+	else
+		fprintf(stderr, "%s\n", line);
+	free(line);
 }
 
 void kd_err(const char *fmt, ...)

@@ -120,6 +120,22 @@ static void test_err_echo(void)
 	      "got %s", line);
 	err_line(line, sizeof(line), "bad name '%s'", "it's");
 	check("err_echo_apostrophe_in_value", !strcmp(line, "kdist: bad name 'it's'\n"), "got %s", line);
+	/* what a terminal would act on is shown, not sent */
+	err_line(line, sizeof(line), "unknown command '%s'", "\x1b]0;pwned\x07\r");
+	check("err_echo_controls_escaped", !strcmp(line, "kdist: unknown command '\\x1b]0;pwned\\x07\\x0d'\n"),
+	      "got %s", line);
+	/* a whole message stays one line a terminal shows */
+	{
+		char *big = malloc(5000), *out = malloc(8192);
+
+		memset(big, 'b', 4999);
+		big[4999] = '\0';
+		err_line(out, 8192, "bad: %s", big);
+		check("err_echo_line_cut", strlen(out) < 1100 && strstr(out, "... (5011 characters)\n"),
+		      "got %zu bytes ending %s", strlen(out), out + (strlen(out) > 40 ? strlen(out) - 40 : 0));
+		free(big);
+		free(out);
+	}
 }
 
 static void near_case(const char *name, const char *typed, const char *want)

@@ -478,7 +478,8 @@ static bool csv_formula(const char *s)
 {
 	char *end;
 
-	if (!s || !strchr("=+-@\t\r", s[0]) || !s[0])
+	/* a lone "-" (the label of a group without a value) is text */
+	if (!s || !s[0] || !strchr("=+-@\t\r", s[0]) || (s[0] == '-' && !s[1]))
 		return false;
 	strtod(s, &end);
 	return end == s || *end;
@@ -500,6 +501,22 @@ void csv_field(FILE *f, const char *s)
 	} else {
 		fputs(s ? s : "", f);
 	}
+}
+
+/* Whether a --by key's name is one of the columns every row has ("unit"
+ * in --by unit): its column is then named by_NAME. */
+static bool csv_column_taken(const char *name)
+{
+	static const char *const fixed[] = { "interval", "unit", "count", "sum", "mean", "stddev",
+					     "min", "max" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (!strcmp(name, fixed[i]))
+			return true;
+	for (int j = 0; j < HIST_NQUANTILES; j++)
+		if (!strcmp(name, hist_shown[j].key))
+			return true;
+	return false;
 }
 
 static int write_csv(FILE *f, const struct measurement *m, const struct view_opts *vo,
@@ -525,7 +542,7 @@ static int write_csv(FILE *f, const struct measurement *m, const struct view_opt
 	if (!st->header_done) {
 		fputs("interval", f);
 		for (int i = 0; i < m->nby; i++) {
-			fputc(',', f);
+			fputs(csv_column_taken(m->by[i]) ? ",by_" : ",", f);
 			csv_field(f, m->by[i]);
 		}
 		/* counts have no values to sum or summarize */

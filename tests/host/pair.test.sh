@@ -199,6 +199,18 @@ PY
 		{ fail "text exit $?"; return; }
 	grep -q 'count 10 ' "$TMP/p.txt" && grep -q 'msecs' "$TMP/p.txt" && grep -q '^lost: 0' "$TMP/p.txt" ||
 		{ fail "text: $(cat "$TMP/p.txt")"; return; }
+	# --by unit: its column is by_unit beside the value's unit, and the
+	# label of a task in no unit, "-", stays "-"
+	"$KDIST" pair $NS_ENTER $NS_EXIT --by unit -o csv -- "$WL/sleeper" 10 2 >"$TMP/u.csv" 2>"$TMP/err" ||
+		{ fail "csv --by unit exit $?"; return; }
+	python3 - "$TMP/u.csv" <<'PY' || { fail "csv --by unit: $(cat "$TMP/u.csv")"; return; }
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = rows[0]
+assert head.count("unit") == 1 and "by_unit" in head, head
+assert all(r[head.index("by_unit")] != "'-" for r in rows[1:]), rows
+assert sum(int(r[head.index("count")]) for r in rows[1:]) == 10, rows
+PY
 	pass
 }
 

@@ -209,7 +209,7 @@ static void test_names(void)
 		{ "=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"" },
 		{ "+1+1", "\"'+1+1\"" }, { "-x", "\"'-x\"" }, { "@SUM(A1)", "\"'@SUM(A1)\"" },
 		{ "\tx", "\"'\tx\"" }, { "-5", "-5" }, { "+2.5", "+2.5" }, { "a=b", "a=b" },
-		{ "a,b", "\"a,b\"" },
+		{ "a,b", "\"a,b\"" }, { "-", "-" },
 	};
 	const char *t = m_intern("\x1b]0;t\x07\xff\\", 8);
 	char buf[128];

@@ -160,7 +160,8 @@ int json_docs_parse(const char *name, const char *text, size_t len, size_t flags
 		    json_doc_fn fn, json_group_fn gfn, void *ctx)
 {
 	struct reader r = { name, text, len, flags };
-	size_t at = 0;
+	/* a byte order mark, as some editors save UTF-8, is no content */
+	size_t at = len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
 	int err = 0, seen = 0;
 
 	while (!err) {

@@ -385,6 +385,9 @@ int flame_parse_folded(struct flame *fl, FILE *f)
 		lineno++;
 		while (len > 0 && isspace((unsigned char)line[len - 1]))
 			line[--len] = '\0';
+		/* a byte order mark (some editors save UTF-8 with one) */
+		if (lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+			memmove(line, line + 3, (len -= 3) + 1);
 		if (!len)
 			continue;
 

@@ -112,6 +112,27 @@ test_diff_bad_input_exit_2() {
 	[ $bad = 0 ] && pass "10 bad inputs: exit 2, one line each" || fail "$bad wrong"
 }
 
+# What a file is: a "[" or a truncated JSON file is a bad measurement, not
+# folded stacks; a byte order mark (as some editors save UTF-8) changes
+# nothing, in JSON or in folded stacks.
+test_diff_input_kinds() {
+	local rc out
+	printf '[' >"$TMP/bracket.json"
+	"$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$TMP/bracket.json" >/dev/null 2>"$TMP/err"; rc=$?
+	[ $rc = 2 ] && [ "$(cat "$TMP/err")" = "kdist: bad measurement $TMP/bracket.json: line 1: expected a JSON object" ] ||
+		{ fail "'[': exit $rc, said '$(cat "$TMP/err")'"; return; }
+	{ printf '\xef\xbb\xbf'; cat "$DIFF_DATA/sleep1-a.json"; } >"$TMP/bom.json"
+	out=$("$KDIST" diff "$DIFF_DATA/sleep1-a.json" "$TMP/bom.json" -o json 2>"$TMP/err") ||
+		{ fail "JSON with a byte order mark: exit $?, said '$(cat "$TMP/err")'"; return; }
+	printf 'main;a 3\nmain;b 1\n' >"$TMP/plain.folded"
+	{ printf '\xef\xbb\xbf'; cat "$TMP/plain.folded"; } >"$TMP/bom.folded"
+	out=$("$KDIST" diff "$TMP/plain.folded" "$TMP/bom.folded" 2>"$TMP/err") ||
+		{ fail "folded with a byte order mark: exit $?, said '$(cat "$TMP/err")'"; return; }
+	grep -qE '^ +\+0\.00% +75\.00% +75\.00% +main;a$' <<<"$out" ||
+		{ fail "folded with a byte order mark: $out"; return; }
+	pass "'[' a bad measurement (one line, exit 2); JSON and folded stacks with a byte order mark read as without"
+}
+
 test_diff_fail_on_exit_codes() {
 	local a=$DIFF_DATA/sleep1-a.json b=$DIFF_DATA/sleep1.3.json rule want rc bad=0
 	# p50 +26 %, p99 +3.9 % (not significant: below --min-change 5), count

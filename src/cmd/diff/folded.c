@@ -12,14 +12,25 @@
 
 /* ---- folded stacks ---- */
 
-/* A file of folded stacks, not JSON: its first character is not '{'. */
+/* A file of folded stacks, not JSON: its first line (after a byte order
+ * mark and blank lines) is not a JSON object's start and ends in a space
+ * and a count, "a;b;c 12".  Anything else is read as JSON, whose reader
+ * says what is wrong with it ("[", a truncated file). */
 bool diff_is_folded(const char *text, size_t len)
 {
-	size_t i = 0;
+	size_t i = len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0, end, d;
 
 	while (i < len && strchr(" \t\r\n", text[i]))
 		i++;
-	return i < len && text[i] != '{';
+	if (i >= len || text[i] == '{')
+		return false;
+	for (end = i; end < len && text[end] != '\n'; end++)
+		;
+	while (end > i && strchr(" \t\r", text[end - 1]))
+		end--;
+	for (d = end; d > i && text[d - 1] >= '0' && text[d - 1] <= '9'; d--)
+		;
+	return d < end && d > i && text[d - 1] == ' ';
 }
 
 struct stack_share {

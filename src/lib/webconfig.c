@@ -17,7 +17,12 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#define WEBCONFIG_MAX (1 << 20)
+/* A web config is a few lines: 64 KiB hold a thousand users.  libyaml's
+ * time grows with the square of nested flow collections ("[[[["), 1 s for
+ * 16,384 of them, so they are refused deeper than WEBCONFIG_MAX_DEPTH:
+ * a file is parsed within milliseconds, at start and on SIGHUP alike. */
+#define WEBCONFIG_MAX (64 << 10)
+#define WEBCONFIG_MAX_DEPTH 32
 
 static int why_f(char *why, size_t n, const char *fmt, ...)
 {
@@ -177,6 +182,36 @@ static int parse_users(yaml_document_t *d, yaml_node_t *m, struct webconfig *wc,
 	return 0;
 }
 
+/* The deepest nesting of flow collections ([ and {) in text, quoted
+ * strings and comments aside. */
+static int flow_depth(const char *text, size_t len)
+{
+	int depth = 0, deepest = 0;
+	char quote = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (quote) {
+			if (c == '\\' && quote == '"')
+				i++;
+			else if (c == quote)
+				quote = 0;
+		} else if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '#') {
+			while (i < len && text[i] != '\n')
+				i++;
+		} else if (c == '[' || c == '{') {
+			if (++depth > deepest)
+				deepest = depth;
+		} else if ((c == ']' || c == '}') && depth) {
+			depth--;
+		}
+	}
+	return deepest;
+}
+
 int webconfig_parse(const char *text, size_t len, const char *dir, struct webconfig *wc,
 		    char *why, size_t wn)
 {
@@ -186,6 +221,8 @@ int webconfig_parse(const char *text, size_t len, const char *dir, struct webcon
 	int err = 0;
 
 	*wc = (struct webconfig){ 0 };
+	if (flow_depth(text, len) > WEBCONFIG_MAX_DEPTH)
+		return why_f(why, wn, "nested deeper than %d", WEBCONFIG_MAX_DEPTH);
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

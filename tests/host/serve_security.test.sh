@@ -231,6 +231,10 @@ test_serve_web_config_bad() {
 		'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  min_version: TLS13\n  max_version: TLS12\n'
 		# a key that is a FIFO: OpenSSL would wait for a writer forever
 		'tls_server_config:\n  cert_file: server.crt\n  key_file: key.fifo\n'
+		# nested flow collections cost libyaml time quadratic in their
+		# depth (65,536 took 13 s); a file above 64 KiB
+		"tls_server_config: $(printf '[%.0s' $(seq 40))"
+		"basic_auth_users:\n  # $(head -c 70000 /dev/zero | tr '\0' x)\n"
 	)
 	mkfifo "$d/key.fifo"
 	for bad in "${cases[@]}"; do

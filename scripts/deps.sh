@@ -14,7 +14,7 @@ set -e
 build="make gcc clang libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev libcrypt-dev bpftool"
 check="llvm libclang-rt-14-dev bpftrace libbpf-tools qemu-system-x86 busybox-static
        libxml2-utils python3 chromium groff-base man-db strace prometheus time linux-perf openssl
-       podman runc python3-protobuf"
+       podman runc python3-protobuf golang-go"
 # busybox-static is Multi-Arch "foreign": its arm64 build would replace the
 # x86 one the x86 VM tier boots with, so tests/vm/run-in-vm fetches it with
 # `apt-get download` into its cache instead of installing it.

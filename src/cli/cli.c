@@ -637,6 +637,16 @@ int cli_parse(int argc, char **argv, const struct command *c, struct options *o)
 		kd_err("bad option: --top N or --all, not both");
 		return -EINVAL;
 	}
+	if (o->view.format == OUT_PPROF && o->interval) {
+		kd_err("bad option: -o pprof is one profile of the whole run, not intervals (-i)");
+		return -EINVAL;
+	}
+	/* a pprof sample is a stack */
+	if (o->view.format == OUT_PPROF && !(c->caps & CMD_STACK_GROUPS) && c->prepare &&
+	    !(o->by && strstr(o->by, "stack"))) {
+		kd_err("bad output format 'pprof': %s has no stacks: give --by kstack or ustack", c->name);
+		return -EINVAL;
+	}
 	if (o->count && !o->interval) {
 		kd_err("bad option: -n COUNT needs -i SECONDS");
 		return -EINVAL;

@@ -104,6 +104,14 @@ void pb_bytes(struct pb *p, int field, const void *data, size_t len)
 	p->len += len;
 }
 
+void pb_bytes_raw(struct pb *p, const void *data, size_t len)
+{
+	if (!room(p, len))
+		return;
+	memcpy(p->buf + p->len, data, len);
+	p->len += len;
+}
+
 void pb_string(struct pb *p, int field, const char *s)
 {
 	pb_bytes(p, field, s, strlen(s));

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A protocol buffers writer, encoding only, for the two messages kdist
- * sends: Prometheus' MetricFamily (client_model's metrics.proto, the
- * protobuf exposition) and OpenTelemetry's ExportMetricsServiceRequest
- * (opentelemetry-proto's metrics_service.proto, an OTLP/HTTP push).
+ * A protocol buffers writer, encoding only, for the messages kdist sends:
+ * Prometheus' MetricFamily (client_model's metrics.proto, the protobuf
+ * exposition), OpenTelemetry's ExportMetricsServiceRequest
+ * (opentelemetry-proto's metrics_service.proto, an OTLP/HTTP push) and
+ * pprof's Profile (profile.proto, -o pprof).
  *
  * Why not libprotobuf-c: kdist writes and never reads, a few dozen fields
  * of two fixed schemas; protobuf-c would add a code generator to the build,
  * generated sources per .proto and a library to link, for what the wire
  * format needs here: varints, zigzag, fixed 64-bit, and length-prefixed
  * nested messages.  The field numbers are named where they are written
- * (prom.c, otlp.c), each with the .proto's message and field name.
+ * (prom.c, otlp.c, pprof.c), each with the .proto's message and field
+ * name.
  */
 #ifndef KDIST_PB_H
 #define KDIST_PB_H
@@ -40,6 +42,8 @@ void pb_end(struct pb *p);
 /* packed repeated fields: begin, pb_raw_varint()s or pb_raw_sint()s, end */
 void pb_raw_varint(struct pb *p, uint64_t v);
 void pb_raw_sint(struct pb *p, int64_t v);
+/* len bytes of whole fields encoded elsewhere, appended as they are */
+void pb_bytes_raw(struct pb *p, const void *data, size_t len);
 /* A whole message, length-delimited (the exposition's encoding=delimited):
  * begin with field 0, end as above. */
 #define PB_DELIMITED 0

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN, OUT_HTML };
+enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV, OUT_FOLDED, OUT_SVG, OUT_MARKDOWN, OUT_HTML, OUT_PPROF };
 
 struct view_opts {
 	enum out_format format;

@@ -12,6 +12,7 @@
 #include "view/explain_view.h"
 #include "view/table.h"
 #include "view/stackview.h"
+#include "view/pprof.h"
 
 #include <errno.h>
 #include <math.h>
@@ -635,6 +636,13 @@ static int write_stacks(FILE *f, const struct measurement *m, const struct view_
 	return stackview_write(f, m, vo);
 }
 
+/* pprof's profile.proto: one profile a file, the run's whole */
+static int write_pprof(FILE *f, const struct measurement *m, const struct view_opts *vo,
+		       struct view_state *st, const struct m_group **v, int n)
+{
+	return pprof_write(f, m);
+}
+
 /* The views: each named here only.  write gets the groups sorted as asked
  * (--sort), at most n of them (--top, the text view's first screen); end,
  * where a view keeps something over a run, writes it when the run ends. */
@@ -654,6 +662,7 @@ static const struct view {
 	{ "svg", OUT_SVG, VIEW_LIVE | VIEW_FOLDED_DIFF, write_stacks },
 	{ "markdown", OUT_MARKDOWN, VIEW_DIFF, write_markdown },
 	{ "html", OUT_HTML, VIEW_LIVE | VIEW_DIFF | VIEW_COST, write_html, end_html },
+	{ "pprof", OUT_PPROF, VIEW_LIVE, write_pprof },
 };
 
 static const struct view *view_of(enum out_format f)

@@ -333,3 +333,32 @@ test_stacks_jit_map_fifo() {
 	[ "$(folded_sum "$TMP/fifo.folded" hot_three)" -ge 1 ] || { fail "hot_three not named: $(head -3 "$TMP/fifo.folded")"; return; }
 	pass "a FIFO as /tmp/perf-PID.map: refused in one line, hot_three named, exit 0"
 }
+
+# -o pprof, read by pprof itself (go tool pprof -raw): a profile's samples
+# and CPU time (a sample a period of 499 Hz), an off-CPU profile's time and
+# count, each equal to kdist's own totals of the same measurement (saved as
+# JSON, converted by kdist report); and the heaviest function of the live
+# profile is hot_three, as in the folded view.
+test_stacks_pprof_totals() {
+	command -v go >/dev/null || { skip "no go (golang-go) for go tool pprof"; return; }
+	local got want
+	"$KDIST" profile -F 499 -o json --output "$TMP/pp.json" -- "$WL/hotspots" 300 2>"$TMP/pp.err" &&
+		"$KDIST" report "$TMP/pp.json" -o pprof --output "$TMP/pp.pb.gz" 2>>"$TMP/pp.err" &&
+		"$KDIST" offcpu -o json --output "$TMP/po.json" -- "$WL/sleeper" 20 5 2>>"$TMP/pp.err" &&
+		"$KDIST" report "$TMP/po.json" -o pprof --output "$TMP/po.pb.gz" 2>>"$TMP/pp.err" &&
+		"$KDIST" profile -F 499 -o pprof --output "$TMP/live.pb.gz" -- "$WL/hotspots" 300 2>>"$TMP/pp.err" ||
+		{ fail "kdist: $(tail -3 "$TMP/pp.err")"; return; }
+	# the raw samples' two values, summed
+	pprof_sums() {
+		go tool pprof -raw "$1" 2>/dev/null |
+			awk '/^Samples:/ { on = 1; next } on && /^ +[0-9]+ +[0-9]+:/ { a += $1; b += $2 } END { print a + 0, b + 0 }'
+	}
+	got="$(pprof_sums "$TMP/pp.pb.gz") / $(pprof_sums "$TMP/po.pb.gz")"
+	want="$(json "$TMP/pp.json" "'%d %d' % (sum(g['sum'] for g in d['groups']), sum(g['sum'] for g in d['groups']) * (1000000000 // 499))") / $(json "$TMP/po.json" "'%d %d' % (sum(g['sum'] for g in d['groups']), sum(g['count'] for g in d['groups']))")"
+	[ "$got" = "$want" ] && [ "${got%% *}" -gt 0 ] ||
+		{ fail "pprof's sums (samples cpu-ns / offcpu-ns events): $got, kdist's: $want"; return; }
+	go tool pprof -top "$TMP/live.pb.gz" 2>/dev/null | awk '$NF == "hot_three" { found = 1 } END { exit !found }' &&
+		[ "$(go tool pprof -top "$TMP/live.pb.gz" 2>/dev/null | awk '/flat%/ { getline; print $NF }')" = hot_three ] ||
+		{ fail "live profile's top: $(go tool pprof -top "$TMP/live.pb.gz" 2>&1 | sed -n 6,9p)"; return; }
+	pass "go tool pprof reads kdist's totals exactly (samples and CPU ns / off-CPU ns and events: $got); hot_three on top"
+}

@@ -114,9 +114,14 @@ $(BUILD)/pair_noatomics.bpf.o: src/cmd/pair/pair.bpf.c | $(BUILD)
 # Kept (not removed as intermediates): the tests read program names from them.
 .SECONDARY: $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(notdir $(BPF_SRCS))) $(BUILD)/pair_noatomics.bpf.o
 
+# The skeleton embeds the object without its DWARF, a third of it: loading
+# needs only .BTF and .BTF.ext (types, CO-RE relocations, line info), which
+# llvm-strip -g keeps.  The object's name stays NAME_bpf.
+LLVM_STRIP ?= llvm-strip
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call say,GEN-SKEL)
-	$(Q)$(BPFTOOL) gen skeleton $< > $@
+	$(Q)$(LLVM_STRIP) -g -o $(BUILD)/$*.embed.o $<
+	$(Q)$(BPFTOOL) gen skeleton $(BUILD)/$*.embed.o name $*_bpf > $@
 
 # Syscall names of the architecture built for, from a table in the tree
 # (src/syscalls/ARCH.tbl, as new as the newest kernel kdist supports), not
@@ -355,6 +360,8 @@ soak: deps
 DIST := build/dist
 MACHINE_x86 := x86_64
 MACHINE_arm64 := aarch64
+ELF_MACHINE_x86 := X86-64
+ELF_MACHINE_arm64 := AArch64
 .PHONY: dist dist-one
 dist:
 	rm -rf $(DIST)
@@ -362,6 +369,16 @@ dist:
 	@$(MAKE) --no-print-directory ARCH=arm64 deps dist-one
 	cd $(DIST) && sha256sum kdist-$(KDIST_VERSION)-x86_64 kdist-$(KDIST_VERSION)-aarch64 > SHA256SUMS
 	@cat $(DIST)/SHA256SUMS
+# Each binary is checked as the README promises it: static (no NEEDED
+# entry, no interpreter), of the architecture named; its size is printed.
 dist-one: $(BUILD)/kdist
 	@mkdir -p $(DIST)
 	$(CROSS_COMPILE)strip -o $(DIST)/kdist-$(KDIST_VERSION)-$(MACHINE_$(ARCH)) $(BUILD)/kdist
+	@f=$(DIST)/kdist-$(KDIST_VERSION)-$(MACHINE_$(ARCH)); \
+	if $(CROSS_COMPILE)readelf -d $$f 2>/dev/null | grep -q NEEDED || \
+	   $(CROSS_COMPILE)readelf -l $$f | grep -q INTERP || \
+	   ! $(CROSS_COMPILE)readelf -h $$f | grep -q 'Machine:.*$(ELF_MACHINE_$(ARCH))'; then \
+		echo "make dist: $$f is not a static $(MACHINE_$(ARCH)) binary:" >&2; \
+		$(CROSS_COMPILE)readelf -hd $$f | grep -E 'Machine|NEEDED' >&2; rm -f $$f; exit 1; \
+	fi; \
+	echo "  $$f: static, $$(stat -c %s $$f) bytes"

@@ -11,7 +11,7 @@
 #   --list after either: print the packages, one a line, and install nothing
 # As root, apt-get directly; otherwise through sudo when there is one.
 set -e
-build="make gcc clang libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev libcrypt-dev bpftool"
+build="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev libcrypt-dev bpftool"
 check="llvm libclang-rt-14-dev bpftrace libbpf-tools qemu-system-x86 busybox-static
        libxml2-utils python3 chromium groff-base man-db strace prometheus time linux-perf openssl
        podman runc python3-protobuf golang-go"

@@ -12,10 +12,11 @@
 
 /* ---- folded stacks ---- */
 
-/* A file of folded stacks, not JSON: its first line (after a byte order
- * mark and blank lines) is not a JSON object's start and ends in a space
- * and a count, "a;b;c 12".  Anything else is read as JSON, whose reader
- * says what is wrong with it ("[", a truncated file). */
+/* A file of folded stacks, not JSON: after a byte order mark and blank
+ * lines, it starts with neither '{' nor '[' (a JSON document), or with a
+ * '[' on a line that ends in a space and a count ("[unknown];main 12").
+ * So "[" alone, or a truncated JSON file, is a bad measurement, and its
+ * reader says why. */
 bool diff_is_folded(const char *text, size_t len)
 {
 	size_t i = len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0, end, d;
@@ -24,6 +25,8 @@ bool diff_is_folded(const char *text, size_t len)
 		i++;
 	if (i >= len || text[i] == '{')
 		return false;
+	if (text[i] != '[')
+		return true;
 	for (end = i; end < len && text[end] != '\n'; end++)
 		;
 	while (end > i && strchr(" \t\r", text[end - 1]))

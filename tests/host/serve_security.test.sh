@@ -340,7 +340,9 @@ test_serve_tls_reset() {
 	print(n)
 	EOF
 	)
-	c_ok=$(code -u prom:secret "$url")
+	# from another address: 6 wrong passwords from this one have made it
+	# wait (serve_auth_throttled)
+	c_ok=$(code --interface 127.0.0.2 -u prom:secret "$url")
 	kill -0 $SERVE_PID 2>/dev/null || { wait $SERVE_PID; fail "kdist serve ended (exit $?) after $got reset connections: $(tail -2 "$TMP/serve.err")"; return; }
 	serve_stop || { fail "stop"; return; }
 	[ "$got $c_ok" = "9 200" ] || { fail "$got reset connections, then a scrape: $c_ok"; return; }

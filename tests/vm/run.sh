@@ -71,8 +71,8 @@ mkdir -p "$times"
 export -f run_flavor
 export out
 order=$(for i in "${!started[@]}"; do
-	echo "$(cat "$times/${started[$i]}" 2>/dev/null || echo 0) $((100 - i)) ${started[$i]}"
-done | sort -rn | awk '{ print $3 }')
+	echo "$(cat "$times/${started[$i]}" 2>/dev/null || echo 0) $i ${started[$i]}"
+done | sort -k1,1nr -k2,2n | awk '{ print $3 }')
 [ ${#started[@]} -eq 0 ] || echo "$order" | xargs -P "$(nproc)" -I{} bash -c 'run_flavor {}'
 for flavor in "${started[@]}"; do
 	[ "$(cat "$out/$flavor.rc" 2>/dev/null)" = 0 ] && cp "$out/$flavor.time" "$times/$flavor"
